@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the wheels' pure arithmetic: which geometries are accepted,
+ * and where an entry sits and when it is next looked at.  The expected
+ * values come from a mixed-radix digit computation written out here, not
+ * from the code under test.
+ */
+
+#include <kunit/test.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+
+#include "twheel_compat.h"
+#include "twheel_core.h"
+
+#define G6(s)		{ .scheme = TWHEEL_SCHEME6, .levels = 1, .slots = { s } }
+#define G7(n, ...)	{ .scheme = TWHEEL_SCHEME7, .levels = n,	\
+			  .slots = { __VA_ARGS__ } }
+
+struct geometry_case {
+	const char *desc;
+	struct twheel_geometry geo;
+	int ret;
+};
+
+static const struct geometry_case geometry_cases[] = {
+	{ "scheme 6, 256 slots", G6(256), 0 },
+	{ "scheme 6, 2 slots", G6(2), 0 },
+	{ "scheme 6, 65536 slots", G6(65536), 0 },
+	{ "scheme 6, 100 slots (not a power of two)", G6(100), -EINVAL },
+	{ "scheme 6, 1 slot", G6(1), -EINVAL },
+	{ "scheme 6, 131072 slots", G6(131072), -EINVAL },
+	{ "scheme 6, two levels", { TWHEEL_SCHEME6, 2, { 64, 64 } }, -EINVAL },
+	{ "scheme 7, 4 x 64", G7(4, 64, 64, 64, 64), 0 },
+	{ "scheme 7, paper 60/60/24/100", G7(4, 60, 60, 24, 100), 0 },
+	{ "scheme 7, 8 x 128 (2^56)", G7(8, 128, 128, 128, 128, 128, 128, 128,
+				       128), 0 },
+	{ "scheme 7, 8 x 256 (2^64 overflows)", G7(8, 256, 256, 256, 256, 256,
+						   256, 256, 256), -EINVAL },
+	{ "scheme 7, one level", G7(1, 64), -EINVAL },
+	{ "scheme 7, nine levels", G7(9, 2, 2, 2, 2, 2, 2, 2, 2), -EINVAL },
+	{ "scheme 7, a level of 1 slot", G7(3, 64, 1, 64), -EINVAL },
+	{ "scheme 5 does not exist here", { 5, 1, { 64 } }, -EINVAL },
+};
+
+static void geometry_case_desc(const struct geometry_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(geometry, geometry_cases, geometry_case_desc);
+
+/* Each geometry is accepted or refused as the table says. */
+static void twheel_geometry_check_table(struct kunit *test)
+{
+	const struct geometry_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, twheel_geometry_check(&c->geo), c->ret);
+}
+
+/*
+ * The reference: digits of @t in the radix of @geo's levels, finest first;
+ * the top digit is the whole quotient, so that it also tells rotations of
+ * the hierarchy apart.
+ */
+static void digits(const struct twheel_geometry *geo, u64 t, u64 *d)
+{
+	unsigned int n;
+
+	for (n = 0; n + 1 < geo->levels; n++) {
+		d[n] = t % geo->slots[n];
+		t /= geo->slots[n];
+	}
+	d[n] = t;
+}
+
+/* The level the paper puts an entry in: its highest differing digit. */
+static unsigned int ref_level(const struct twheel_geometry *geo, u64 now,
+			      u64 expires)
+{
+	u64 dn[TWHEEL_MAX_LEVELS], de[TWHEEL_MAX_LEVELS];
+	unsigned int n;
+
+	digits(geo, now, dn);
+	digits(geo, expires, de);
+	for (n = geo->levels - 1; n > 0; n--)
+		if (dn[n] != de[n])
+			return n;
+	return 0;
+}
+
+static u64 ref_gran(const struct twheel_geometry *geo, unsigned int level)
+{
+	u64 g = 1;
+	unsigned int n;
+
+	for (n = 0; n < level; n++)
+		g *= geo->slots[n];
+	return g;
+}
+
+/*
+ * The next tick after @now on which the slot of @expires at @level comes
+ * round, found by walking the level's slot boundaries one at a time.
+ */
+static u64 ref_visit(const struct twheel_geometry *geo, unsigned int level,
+		     u64 now, u64 expires)
+{
+	u64 g = ref_gran(geo, level), s = geo->slots[level];
+	u64 t = (now / g + 1) * g;
+
+	while ((t / g) % s != (expires / g) % s)
+		t += g;
+	return t;
+}
+
+static const struct twheel_geometry sweep_geometries[] = {
+	G6(8),
+	G6(64),
+	G7(2, 4, 4),
+	G7(3, 4, 3, 5),
+	G7(3, 4, 4, 4),
+	G7(4, 2, 3, 2, 3),
+};
+
+static void sweep_desc(const struct twheel_geometry *geo, char *desc)
+{
+	int len, n;
+
+	len = scnprintf(desc, KUNIT_PARAM_DESC_SIZE, "scheme %d:", geo->scheme);
+	for (n = 0; n < geo->levels; n++)
+		len += scnprintf(desc + len, KUNIT_PARAM_DESC_SIZE - len, " %u",
+				 geo->slots[n]);
+}
+
+KUNIT_ARRAY_PARAM(sweep, sweep_geometries, sweep_desc);
+
+/*
+ * For every clock value over two rotations of the hierarchy and every
+ * expiry up to two more rotations ahead: the level, the slot and the visit
+ * tick agree with the digit reference, and the visit lies in (now, expires].
+ */
+static void twheel_level_sweep(struct kunit *test)
+{
+	const struct twheel_geometry *geo = test->param_value;
+	struct twheel *w;
+	u64 span, now, e;
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_EQ(test, twheel_init(w, geo, 0), 0);
+	span = twheel_span(geo);
+	KUNIT_EXPECT_EQ(test, span, ref_gran(geo, geo->levels));
+
+	for (now = 0; now < 2 * span; now++) {
+		for (e = now + 1; e <= now + 2 * span; e++) {
+			unsigned int lvl = ref_level(geo, now, e);
+			u64 g = ref_gran(geo, lvl);
+			u64 visit = ref_visit(geo, lvl, now, e);
+
+			KUNIT_ASSERT_EQ_MSG(test, twheel_level(w, now, e), lvl,
+					    "now %llu expires %llu", now, e);
+			KUNIT_ASSERT_EQ_MSG(test,
+					    twheel_slot_index(w, lvl, e),
+					    (unsigned int)((e / g) %
+							   geo->slots[lvl]),
+					    "now %llu expires %llu", now, e);
+			KUNIT_ASSERT_EQ_MSG(test,
+					    twheel_visit_tick(w, now, e), visit,
+					    "now %llu expires %llu", now, e);
+			KUNIT_ASSERT_TRUE_MSG(test, visit > now && visit <= e,
+					      "now %llu expires %llu visit %llu",
+					      now, e, visit);
+		}
+	}
+	twheel_destroy(w);
+}
+
+/* A level-0 entry is visited on its own tick, however the wheel is built. */
+static void twheel_visit_tick_level0_is_expiry(struct kunit *test)
+{
+	static const struct twheel_geometry geo = G7(3, 16, 16, 16);
+	struct twheel *w;
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_EQ(test, twheel_init(w, &geo, 1000), 0);
+	/* 1000 = 3*256 + 14*16 + 8: 1001..1007 share every higher digit. */
+	KUNIT_EXPECT_EQ(test, twheel_level(w, 1000, 1007), 0U);
+	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 1000, 1007), 1007ULL);
+	/* 1008 starts a new level-1 slot: the entry waits at level 1. */
+	KUNIT_EXPECT_EQ(test, twheel_level(w, 1000, 1008), 1U);
+	/* 1024 = 4*256 starts a new level-2 slot. */
+	KUNIT_EXPECT_EQ(test, twheel_level(w, 1000, 1024), 2U);
+	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 1000, 1030), 1024ULL);
+	twheel_destroy(w);
+}
+
+#define T_SEC	1ULL
+#define T_MIN	(60 * T_SEC)
+#define T_HOUR	(60 * T_MIN)
+#define T_DAY	(24 * T_HOUR)
+
+/*
+ * The paper's Fig. 7 and 8: seconds, minutes, hours and days wheels; at
+ * 11 d 10 h 24 min 30 s a timer of 50 min 45 s is set.  It goes into the
+ * hour wheel one slot ahead, moves to minute slot 15 at 11 h, to second
+ * slot 15 at 11 h 15 min, and is due at 11 d 11 h 15 min 15 s.
+ */
+static void twheel_level_paper_example(struct kunit *test)
+{
+	static const struct twheel_geometry geo = G7(4, 60, 60, 24, 100);
+	u64 now = 11 * T_DAY + 10 * T_HOUR + 24 * T_MIN + 30 * T_SEC;
+	u64 e = now + 50 * T_MIN + 45 * T_SEC;
+	struct twheel *w;
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_EQ(test, twheel_init(w, &geo, now), 0);
+	KUNIT_EXPECT_EQ(test, e, 11 * T_DAY + 11 * T_HOUR + 15 * T_MIN + 15 * T_SEC);
+
+	/* Hour wheel, slot 11 (one ahead of 10), looked at on 11 d 11 h. */
+	KUNIT_EXPECT_EQ(test, twheel_level(w, now, e), 2U);
+	KUNIT_EXPECT_EQ(test, twheel_slot_index(w, 2, e), 11U);
+	now = twheel_visit_tick(w, now, e);
+	KUNIT_EXPECT_EQ(test, now, 11 * T_DAY + 11 * T_HOUR);
+
+	/* Minute wheel, slot 15, looked at on 11 d 11 h 15 min. */
+	KUNIT_EXPECT_EQ(test, twheel_level(w, now, e), 1U);
+	KUNIT_EXPECT_EQ(test, twheel_slot_index(w, 1, e), 15U);
+	now = twheel_visit_tick(w, now, e);
+	KUNIT_EXPECT_EQ(test, now, 11 * T_DAY + 11 * T_HOUR + 15 * T_MIN);
+
+	/* Second wheel, slot 15: due. */
+	KUNIT_EXPECT_EQ(test, twheel_level(w, now, e), 0U);
+	KUNIT_EXPECT_EQ(test, twheel_slot_index(w, 0, e), 15U);
+	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, now, e), e);
+	twheel_destroy(w);
+}
+
+/*
+ * Beyond the hierarchy's span an entry waits in the top level and is looked
+ * at once per rotation; for Scheme 6 every rotation of its one level.
+ */
+static void twheel_visit_tick_beyond_span(struct kunit *test)
+{
+	static const struct twheel_geometry geo6 = G6(256);
+	static const struct twheel_geometry geo7 = G7(2, 16, 16);
+	struct twheel *w;
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+
+	KUNIT_ASSERT_EQ(test, twheel_init(w, &geo6, 10), 0);
+	/* Slot 1000 % 256 = 232 comes round on 232, 488, 744, 1000. */
+	KUNIT_EXPECT_EQ(test, twheel_slot_index(w, 0, 1000), 232U);
+	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 10, 1000), 232ULL);
+	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 232, 1000), 488ULL);
+	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 744, 1000), 1000ULL);
+	/* The longest interval is accepted arithmetic, not an overflow. */
+	KUNIT_EXPECT_GT(test, twheel_visit_tick(w, 10, 10 + TWHEEL_MAX_INTERVAL),
+			10ULL);
+	twheel_destroy(w);
+
+	KUNIT_ASSERT_EQ(test, twheel_init(w, &geo7, 0), 0);
+	/* 1000 = 3*256 + 232: top digit 232 / 16 = 14 comes round at 224. */
+	KUNIT_EXPECT_EQ(test, twheel_level(w, 0, 1000), 1U);
+	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 0, 1000), 224ULL);
+	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 224, 1000), 480ULL);
+	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 736, 1000), 992ULL);
+	/* In its own rotation it goes down to level 0 on 992. */
+	KUNIT_EXPECT_EQ(test, twheel_level(w, 992, 1000), 0U);
+	twheel_destroy(w);
+}
+
+static struct kunit_case twheel_arith_cases[] = {
+	KUNIT_CASE_PARAM(twheel_geometry_check_table, geometry_gen_params),
+	TWHEEL_CASE_PARAM_SLOW(twheel_level_sweep, sweep_gen_params),
+	KUNIT_CASE(twheel_visit_tick_level0_is_expiry),
+	KUNIT_CASE(twheel_level_paper_example),
+	KUNIT_CASE(twheel_visit_tick_beyond_span),
+	{}
+};
+
+static struct kunit_suite twheel_arith_suite = {
+	.name = "twheel_arith",
+	.test_cases = twheel_arith_cases,
+};
+
+kunit_test_suite(twheel_arith_suite);
+
+MODULE_DESCRIPTION("KUnit tests of twheel's wheel arithmetic");
+MODULE_LICENSE("GPL");
+TWHEEL_IMPORT_KUNIT_NS();

@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-module.sh KDIR OUTDIR
+#
+# Build twheel.ko and, when KDIR's kernel has KUnit, the test modules, with
+# W=1, in a copy of the tree at OUTDIR (so that builds for several kernels
+# do not overwrite each other).  Any compiler warning fails the build.  On
+# success prints the built modules, twheel.ko first, one path a line.
+
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+[ $# -eq 2 ] || die "usage: $0 KDIR OUTDIR"
+kdir=$1 out=$2
+[ -f "$kdir/Makefile" ] || die "no kernel build directory at $kdir"
+
+mkdir -p "$out"
+(cd "$TWHEEL_TOP" && tar -c --exclude=./build --exclude=./.git \
+	--exclude='*.ko' --exclude='*.o' --exclude='*.cmd' .) |
+	tar -x -C "$out"
+
+log=$out/build.log
+if ! make -C "$kdir" M="$(realpath "$out")" W=1 modules >"$log" 2>&1; then
+	cat "$log" >&2
+	die "building twheel against $kdir failed"
+fi
+if grep -q 'warning:' "$log"; then
+	grep -B2 -A4 'warning:' "$log" >&2
+	die "building twheel against $kdir gave warnings (W=1)"
+fi
+
+# modules.order names the modules in Kbuild order, absolute or relative,
+# as .ko (6.1) or .o (later kernels).
+while read -r m; do
+	m=${m%.o}
+	m=${m%.ko}.ko
+	case "$m" in /*) ;; *) m=$out/$m ;; esac
+	[ -f "$m" ] || die "modules.order names $m, which was not built"
+	echo "$m"
+done <"$out/modules.order"

@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh - every test, from a fresh Debian 12 machine: "make check".
+#
+# Installs what is missing, builds twheel against the stock Debian headers
+# (W=1, warning-free), proves the harness can fail (selftest.sh), builds
+# each test kernel in KVERS (default: all supported) and runs the KUnit
+# suites on it in QEMU.  Ends with "N passed, N failed" over all kernels,
+# and exits non-zero when anything failed.
+
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+kvers=${KVERS:-$TWHEEL_KERNELS}
+build=$TWHEEL_TOP/build
+start=$(date +%s)
+
+"$here/install-deps.sh"
+mkdir -p "$build"
+counts=$build/counts
+: >"$counts"
+status=0
+
+# The stock Debian kernel: build only (it has no KUnit).
+for kdir in /usr/src/linux-headers-*-amd64; do
+	"$here/build-module.sh" "$kdir" "$build/debian-$(basename "$kdir")" \
+		>/dev/null
+	note "built against $(basename "$kdir"): no warnings"
+done
+
+if [ -z "${SKIP_SELFTEST:-}" ]; then
+	"$here/selftest.sh" || status=1
+fi
+
+for v in $kvers; do
+	kdir=$("$here/build-kernel.sh" "$v") || { status=1; continue; }
+	list=$("$here/build-module.sh" "$kdir" "$build/$v") ||
+		{ status=1; continue; }
+	mapfile -t mods <<<"$list"
+	"$here/run-tests.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
+		--label "$v" --counts "$counts" "${mods[@]}" || status=1
+done
+
+note "make check took $(( $(date +%s) - start )) s"
+awk '{ p += $1; f += $2; s += $3 }
+     END { printf "%d passed, %d failed%s\n", p, f,
+	   s ? sprintf(", %d skipped", s) : "" }' "$counts"
+exit $status

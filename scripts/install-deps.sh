@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# install-deps.sh - install the Debian 12 packages the build and tests need.
+
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+packages=(
+	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
+	python3 busybox-static qemu-system-x86 linux-headers-amd64
+)
+for v in $TWHEEL_KERNELS; do
+	packages+=("linux-source-$v")
+done
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -gt 0 ] || exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	die "missing Debian packages: ${missing[*]}
+  install them as root:  sudo apt-get install ${missing[*]}
+  (then run this again as yourself)"
+fi
+note "installing ${missing[*]}"
+apt-get update -q >/dev/null
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	"${missing[@]}" >/dev/null

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Judge one guest's console log: KUnit results and kernel health.
+
+Usage: ktap.py LOG [--label NAME] [--counts FILE] [--expect-suites N]
+
+Reads the serial console of a guest booted by scripts/qemu-run.sh, prints
+one line per KUnit suite and every problem found, then a final line
+"N passed, N failed" (", N skipped" when some were) counting KUnit cases.
+A parameterised case counts once, however many parameters it runs.
+
+Exit status is 1 when any case failed, a suite stopped before its plan was
+complete, no case ran, the harness reported a module that did not load or
+unload, the guest did not reach its end, or the console holds a kernel
+warning, BUG, oops, KASAN, lockdep or debug-objects report; otherwise 0.
+
+The KTAP grammar followed is the kernel's Documentation/dev-tools/ktap.rst;
+tools/testing/kunit/kunit.py parse is the reference implementation.
+"""
+
+import argparse
+import re
+import sys
+
+PRINTK_PREFIX = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+RESULT = re.compile(r'^(not ok|ok) (\d+)(?: -)? ?([^#]*?)\s*(?:#\s*(\S+)(.*))?$')
+PLAN = re.compile(r'^1\.\.(\d+)$')
+SUBTEST = re.compile(r'^# Subtest: (.+)$')
+
+# What the kernel prints when something went wrong, whatever the tests said.
+SPLATS = [
+    (re.compile(r'-+\[ cut here \]-+'), 'kernel warning'),
+    (re.compile(r'\bWARNING:'), 'kernel warning'),
+    (re.compile(r'\bBUG[: ]'), 'kernel BUG'),
+    (re.compile(r'\bOops\b'), 'kernel oops'),
+    (re.compile(r'general protection fault'), 'kernel oops'),
+    (re.compile(r'Kernel panic'), 'kernel panic'),
+    (re.compile(r'KASAN'), 'KASAN report'),
+    (re.compile(r'UBSAN'), 'UBSAN report'),
+    (re.compile(r'DEBUG_LOCKS_WARN_ON|possible (recursive|circular) locking'
+                r'|inconsistent lock state|register non-static key'
+                r'|turning off the locking correctness validator'),
+     'lockdep report'),
+    (re.compile(r'ODEBUG'), 'debug-objects report'),
+    (re.compile(r'rcu.*(stall|INFO)|INFO: task .* blocked'), 'stall'),
+    (re.compile(r'list_(add|del) corruption'), 'list corruption'),
+    (re.compile(r'Call Trace:'), 'kernel backtrace'),
+]
+
+HARNESS = 'twheel-harness:'
+DONE = HARNESS + ' done'
+
+
+class Suite:
+    def __init__(self, name, indent):
+        self.name = name
+        self.indent = indent
+        self.plan = None
+        self.cases = {'ok': 0, 'not ok': 0, 'skip': 0}
+        self.failed_cases = []
+        self.result = None
+
+
+def strip(line):
+    return PRINTK_PREFIX.sub('', line.rstrip('\r\n'))
+
+
+def parse(lines):
+    """Return (suites, problems, done)."""
+    suites = []
+    problems = []
+    current = None
+    done = False
+
+    for raw in lines:
+        line = strip(raw)
+        body = line.lstrip(' ')
+        indent = len(line) - len(body)
+
+        for pattern, what in SPLATS:
+            if pattern.search(body):
+                problems.append(f'{what}: {body}')
+                break
+
+        if body.startswith(HARNESS):
+            if body == DONE:
+                done = True
+            elif 'failed' in body or 'killed' in body:
+                problems.append(body)
+            continue
+
+        m = SUBTEST.match(body)
+        if m and (current is None or indent <= current.indent):
+            # A suite header; deeper ones belong to parameterised cases.
+            current = Suite(m.group(1).strip(), indent)
+            suites.append(current)
+            continue
+        if current is None:
+            continue
+
+        m = PLAN.match(body)
+        if m and indent == current.indent and current.plan is None:
+            current.plan = int(m.group(1))
+            continue
+
+        m = RESULT.match(body)
+        if not m:
+            continue
+        status, name, directive = m.group(1), m.group(3), m.group(4)
+        skipped = directive is not None and directive.upper() == 'SKIP'
+        if indent == current.indent:
+            # A case of the current suite.
+            if skipped:
+                current.cases['skip'] += 1
+            else:
+                current.cases[status] += 1
+                if status == 'not ok':
+                    current.failed_cases.append(name)
+        elif indent < current.indent and name == current.name:
+            current.result = 'skip' if skipped else status
+            current = None
+
+    return suites, problems, done
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('log')
+    ap.add_argument('--label', default='')
+    ap.add_argument('--counts', help='append "passed failed skipped" here')
+    ap.add_argument('--expect-suites', type=int,
+                    help='fail unless exactly this many suites reported')
+    args = ap.parse_args()
+
+    with open(args.log, errors='replace') as f:
+        suites, problems, done = parse(f)
+
+    tag = f'[{args.label}] ' if args.label else ''
+    passed = failed = skipped = 0
+    for s in suites:
+        c = s.cases
+        ran = c['ok'] + c['not ok'] + c['skip']
+        passed += c['ok']
+        failed += c['not ok']
+        skipped += c['skip']
+        verdict = 'ok' if s.result == 'ok' and not c['not ok'] else \
+            'skipped' if s.result == 'skip' else 'FAILED'
+        print(f'{tag}{s.name}: {c["ok"]} passed, {c["not ok"]} failed, '
+              f'{c["skip"]} skipped: {verdict}')
+        for name in s.failed_cases:
+            print(f'{tag}  failed case: {name}')
+        if s.result is None:
+            problems.append(f'suite {s.name} did not finish')
+        elif s.result == 'not ok' and not c['not ok']:
+            problems.append(f'suite {s.name} reported failure')
+        if s.plan is not None and ran != s.plan:
+            problems.append(f'suite {s.name} planned {s.plan} cases, '
+                            f'reported {ran}')
+
+    if args.expect_suites is not None and len(suites) != args.expect_suites:
+        problems.append(f'expected {args.expect_suites} suites, '
+                        f'saw {len(suites)}')
+    if passed + failed == 0:
+        problems.append('no KUnit case ran')
+    if not done:
+        problems.append('the guest did not reach the end of its script')
+
+    # Splats come in bursts; show the first few lines of each kind.
+    shown = {}
+    for p in problems:
+        kind = p.split(':')[0]
+        shown[kind] = shown.get(kind, 0) + 1
+        if shown[kind] <= 3:
+            print(f'{tag}problem: {p}')
+        elif shown[kind] == 4:
+            print(f'{tag}problem: {kind}: (more lines in {args.log})')
+
+    if args.counts:
+        with open(args.counts, 'a') as f:
+            f.write(f'{passed} {failed} {skipped}\n')
+
+    tail = f', {skipped} skipped' if skipped else ''
+    print(f'{passed} passed, {failed} failed{tail}')
+    return 1 if failed or problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
