@@ -313,6 +313,36 @@ static void place(struct twheel *w, struct twheel_entry *e)
 }
 
 /**
+ * twheel_add_at() - arm an entry for an absolute tick, re-arming it if pending
+ * @w: the wheel.
+ * @e: the entry, initialised by twheel_entry_init().
+ * @expires: the tick it comes due on.  A tick not after @w->now, which has
+ *	been processed already, is taken as @w->now + 1: the entry runs on
+ *	the next tick processed, late but never lost.
+ *
+ * An owner whose clock runs ahead of @w->now (a wheel that sleeps while it
+ * has no work) arms entries this way, so that they are due counting from
+ * the real time, not from the last tick the wheel processed.
+ *
+ * Return: %1 if @e was pending (and is now re-armed), %0 if it was idle,
+ * -%EINVAL with nothing changed if @expires lies more than
+ * %TWHEEL_MAX_INTERVAL ticks after @w->now.
+ */
+int twheel_add_at(struct twheel *w, struct twheel_entry *e, u64 expires)
+{
+	bool pending;
+
+	if (expires > w->now && expires - w->now > TWHEEL_MAX_INTERVAL)
+		return -EINVAL;
+	pending = twheel_del(w, e);
+	e->expires = max(expires, w->now + 1);
+	place(w, e);
+	w->count++;
+	return pending;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_add_at);
+
+/**
  * twheel_add() - arm an entry, re-arming it if it is pending
  * @w: the wheel.
  * @e: the entry, initialised by twheel_entry_init().
@@ -325,15 +355,9 @@ static void place(struct twheel *w, struct twheel_entry *e)
  */
 int twheel_add(struct twheel *w, struct twheel_entry *e, u64 interval)
 {
-	bool pending;
-
 	if (interval > TWHEEL_MAX_INTERVAL)
 		return -EINVAL;
-	pending = twheel_del(w, e);
-	e->expires = w->now + max_t(u64, interval, 1);
-	place(w, e);
-	w->count++;
-	return pending;
+	return twheel_add_at(w, e, w->now + interval);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_add);
 
@@ -389,7 +413,9 @@ static unsigned int busy_distance(const struct twheel *w, unsigned int n,
  *
  * Advancing the clock to any tick before this one touches no slot, so an
  * owner may sleep until then.  It is never later than the earliest pending
- * entry's tick; for Scheme 7 it may be earlier, when a migration is due.
+ * entry's tick, and earlier when a slot holding only later entries comes
+ * round first: a migration of Scheme 7, or an early visit to an entry that
+ * lies beyond the top level's current rotation.
  *
  * Return: a tick after @w->now, or %U64_MAX if no entry is pending.
  */
@@ -412,6 +438,23 @@ u64 twheel_next_work(const struct twheel *w)
 	return best;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_next_work);
+
+/**
+ * twheel_first() - any pending entry, for emptying a wheel
+ * @w: the wheel.
+ *
+ * Return: the first entry of the lowest-numbered busy slot, or %NULL if
+ * no entry is pending.  Not the earliest due: see twheel_next_work().
+ */
+struct twheel_entry *twheel_first(const struct twheel *w)
+{
+	unsigned int i = find_first_bit(w->busy, w->nslots);
+
+	if (i >= w->nslots)
+		return NULL;
+	return list_first_entry(&w->slot[i], struct twheel_entry, node);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_first);
 
 /*
  * Process the slot of level @n that comes round on tick w->now.  Entries

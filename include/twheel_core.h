@@ -11,6 +11,8 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include "twheel_entry.h"
+
 #define TWHEEL_MAX_LEVELS	8
 #define TWHEEL_MAX_SLOTS	65536	/* per level */
 #define TWHEEL_MIN_SLOTS	2
@@ -19,7 +21,8 @@
  * The longest interval a wheel accepts, in ticks, whatever its geometry: the
  * top level of every wheel is hashed, so its range only bounds how often an
  * entry is looked at, not how far ahead it may be set.  The bound keeps
- * "now + interval" far from overflowing a u64.
+ * "now + interval" from overflowing a u64 while the clock itself stays
+ * below 2^63 ticks (a clock of ns since boot divided by the tick length).
  */
 #define TWHEEL_MAX_INTERVAL	(U64_MAX >> 2)
 
@@ -40,29 +43,6 @@ struct twheel_geometry {
 	enum twheel_scheme scheme;
 	unsigned int levels;
 	unsigned int slots[TWHEEL_MAX_LEVELS];
-};
-
-/* Values of twheel_entry.slot that are not slot numbers. */
-#define TWHEEL_SLOT_IDLE	U32_MAX		/* on no list */
-#define TWHEEL_SLOT_EXPIRED	(U32_MAX - 1)	/* due, about to run */
-
-/**
- * struct twheel_entry - one timer in a wheel
- * @node: link in a slot's list, or in the list of entries due on the
- *	tick being processed.
- * @expires: the absolute tick the entry is due on.  This is what the paper
- *	keeps in an entry's high-order bits: the slot gives the low-order part,
- *	and the wheel compares @expires with the time when the slot comes round.
- * @slot: index of the slot whose list holds the entry, or
- *	%TWHEEL_SLOT_IDLE, or %TWHEEL_SLOT_EXPIRED.
- *
- * Entries are embedded in their owner's structure; the core never allocates
- * or frees one.
- */
-struct twheel_entry {
-	struct list_head node;
-	u64 expires;
-	u32 slot;
 };
 
 /**
@@ -137,8 +117,10 @@ u64 twheel_visit_tick(const struct twheel *w, u64 now, u64 expires);
 
 void twheel_entry_init(struct twheel_entry *e);
 int twheel_add(struct twheel *w, struct twheel_entry *e, u64 interval);
+int twheel_add_at(struct twheel *w, struct twheel_entry *e, u64 expires);
 bool twheel_del(struct twheel *w, struct twheel_entry *e);
 u64 twheel_next_work(const struct twheel *w);
+struct twheel_entry *twheel_first(const struct twheel *w);
 void twheel_advance(struct twheel *w, u64 to, twheel_expire_fn fn, void *ctx);
 
 /**

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The wheel entry, shared by the core (twheel_core.h) and the public
+ * callout handle (twheel.h), which embeds one.
+ */
+#ifndef _TWHEEL_ENTRY_H
+#define _TWHEEL_ENTRY_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+/* Values of twheel_entry.slot that are not slot numbers. */
+#define TWHEEL_SLOT_IDLE	U32_MAX		/* on no list */
+#define TWHEEL_SLOT_EXPIRED	(U32_MAX - 1)	/* due, about to run */
+
+/**
+ * struct twheel_entry - one timer in a wheel
+ * @node: link in a slot's list, or in the list of entries due on the
+ *	tick being processed.
+ * @expires: the absolute tick the entry is due on.  This is what the paper
+ *	keeps in an entry's high-order bits: the slot gives the low-order part,
+ *	and the wheel compares @expires with the time when the slot comes round.
+ * @slot: index of the slot whose list holds the entry, or
+ *	%TWHEEL_SLOT_IDLE, or %TWHEEL_SLOT_EXPIRED.
+ * @owner: not used by the wheel; its owner's to use (it fills what would
+ *	otherwise be padding).
+ *
+ * Entries are embedded in their owner's structure; the core never allocates
+ * or frees one.
+ */
+struct twheel_entry {
+	struct list_head node;
+	u64 expires;
+	u32 slot;
+	u32 owner;
+};
+
+#endif /* _TWHEEL_ENTRY_H */
