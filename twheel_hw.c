@@ -1,26 +1,879 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The module: its load and unload.
- *
- * This file will own the hrtimer tick that drives the wheels, the paper's
- * "hardware" clock; for now it only brings the module up and down.
+ * The callout engine: one wheel per CPU, each driven by a per-CPU hrtimer,
+ * the paper's "hardware" clock; the handle API (setcallout() and its
+ * kin); CPU hotplug; the module's parameters, load and unload.
  */
 
-#include <linux/init.h>
-#include <linux/module.h>
+/**
+ * DOC: twheel callout engine
+ *
+ * Every possible CPU has a &struct twheel_base: a wheel (twheel_core.c), a
+ * raw spinlock and an hrtimer in softirq mode, pinned to the CPU.  This is
+ * Appendix A.2 of the paper: per-processor structures instead of one locked
+ * list.  A callout is armed on the wheel of the CPU that arms it and runs
+ * there, in softirq context, from the hrtimer's callback.
+ *
+ * Time.  Tick k begins at k * tick_ns nanoseconds of CLOCK_MONOTONIC, the
+ * same on all CPUs.  setcallout(c, f, a, n) called during tick T makes c due
+ * on tick T + n + 1, so at least n whole ticks pass before it runs; n = 0
+ * means the next tick.
+ *
+ * Tickless.  The hrtimer is programmed for twheel_next_work(), the next
+ * tick on which a busy slot comes round (the busy-slot bitmap is the
+ * Appendix A assist), and not at all while the wheel is empty.  When it
+ * fires, however late, the wheel advances to the current tick and runs
+ * everything that came due, in order.
+ *
+ * Life of a callout.  PENDING and RUNNING are independent: a callout whose
+ * function is running may be armed again (a periodic callout re-arms itself
+ * from its own function), and is then both::
+ *
+ *	           callout_init()
+ *	                 |
+ *	                 v        unsetcallout(): returns 1
+ *	   +---------> IDLE <-------------------------------+
+ *	   |             | setcallout(): returns 0          |
+ *	   |             v                                  |
+ *	   |          PENDING --setcallout(): returns 1--+  |
+ *	   |             |   ^                           |  |
+ *	   |    its tick |   +---------------------------+--+
+ *	   |             v
+ *	   +-------- RUNNING       (setcallout() here: PENDING too,
+ *	  func returns              on the same CPU)
+ *
+ * unsetcallout() on an IDLE or only-RUNNING callout returns 0 and changes
+ * nothing; unsetcallout_sync() also waits until it is not RUNNING.
+ *
+ * Locking.  Holding a base's lock means that its wheel, its clock and
+ * hrtimer bookkeeping, and every callout whose entry.owner names the base
+ * (func, arg, entry) are stable.  A callout's base changes only under the
+ * old base's lock, with %CALLOUT_MIGRATING set in entry.owner until the new
+ * base's lock is held, so lock_callout_base() can find the right lock
+ * without one of its own.  The lock is dropped while a callout's function
+ * runs.  Two base locks are held together only by the CPU hotplug dead
+ * callback, which takes its own CPU's first.
+ */
 
+#include <linux/bitfield.h>
+#include <linux/bug.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/hardirq.h>
+#include <linux/hrtimer.h>
+#include <linux/init.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/printk.h>
+#include <linux/sched/clock.h>
+#include <linux/spinlock.h>
+#include <kunit/visibility.h>
+
+#include "twheel.h"
+#include "twheel_core.h"
 #include "twheel_internal.h"
+
+/* Module parameters; see the README's table. */
+static unsigned long tick_ns = 1000000;
+module_param(tick_ns, ulong, 0444);
+MODULE_PARM_DESC(tick_ns, "tick length in ns, 10000 to 1000000000 (default 1000000)");
+
+static unsigned int scheme = 7;
+module_param(scheme, uint, 0444);
+MODULE_PARM_DESC(scheme, "6: hashed wheel; 7: hierarchical wheels (default)");
+
+static unsigned int geometry[TWHEEL_MAX_LEVELS];
+static unsigned int geometry_levels;
+module_param_array(geometry, uint, &geometry_levels, 0444);
+MODULE_PARM_DESC(geometry, "slots per level, finest first (default 4096 for scheme 6, 64,64,64,64 for scheme 7)");
+
+#define TWHEEL_MIN_TICK_NS	10000UL
+#define TWHEEL_MAX_TICK_NS	1000000000UL
+
+static struct twheel_geometry twheel_geo;
+
+/**
+ * struct twheel_base - one CPU's callouts
+ * @lock: see "Locking" in the DOC block above.
+ * @wheel: the CPU's wheel.  Locked by @lock.
+ * @timer: the tick: pinned to the CPU, expiring in softirq context.
+ * @running: the callout whose function is running, or %NULL.  Locked by
+ *	@lock.
+ * @programmed: the tick @timer is set for, %U64_MAX if it is not set.
+ *	Locked by @lock.
+ * @in_tick: @timer's callback is running; it will program @timer itself
+ *	before it returns.  Locked by @lock.
+ * @online: the CPU is online and its hrtimer may be programmed.  Locked
+ *	by @lock.
+ * @tick_start: CLOCK_MONOTONIC ns when @timer's callback began, and
+ * @tick_to: the tick it advances the wheel to; for the lateness figures.
+ *	Locked by @lock.
+ * @fn_ns: ns spent in callout functions by the running callback.  Locked by
+ *	@lock.
+ * @stats: see &struct twheel_cpu_stats; @stats.wheel is kept in @wheel.
+ *	Locked by @lock, but for the timeout() counters, which are per-CPU
+ *	increments safe in any context.
+ * @cpu: the CPU.
+ */
+struct twheel_base {
+	raw_spinlock_t lock;
+	struct twheel wheel;
+	struct hrtimer timer;
+	struct callout *running;
+	u64 programmed;
+	bool in_tick;
+	bool online;
+	u64 tick_start;
+	u64 tick_to;
+	u64 fn_ns;
+	struct twheel_cpu_stats stats;
+	unsigned int cpu;
+};
+
+static DEFINE_PER_CPU(struct twheel_base, twheel_bases);
+static int twheel_online_state;
+static int twheel_dead_state;
+
+/*
+ * callout.entry.owner: the CPU whose base holds the callout, whether it is
+ * moving between bases, whether timeout() allocated it, and a magic number
+ * that tells an initialised handle from a stray one.
+ */
+#define CALLOUT_CPU		GENMASK(15, 0)
+#define CALLOUT_MIGRATING	BIT(16)
+#define CALLOUT_TIMEOUT		BIT(17)
+#define CALLOUT_MAGIC		GENMASK(31, 24)
+#define CALLOUT_MAGIC_VALUE	0xc7
+
+static bool callout_valid(const struct callout *c)
+{
+	u32 owner = READ_ONCE(c->entry.owner);
+
+	return FIELD_GET(CALLOUT_MAGIC, owner) == CALLOUT_MAGIC_VALUE &&
+	       FIELD_GET(CALLOUT_CPU, owner) < nr_cpu_ids;
+}
+
+static u32 owner_on(u32 owner, unsigned int cpu)
+{
+	return (owner & ~(CALLOUT_CPU | CALLOUT_MIGRATING)) |
+	       FIELD_PREP(CALLOUT_CPU, cpu);
+}
+
+/* The tick now running: the one that began last. */
+static u64 current_tick(void)
+{
+	return div64_u64(ktime_get_ns(), tick_ns);
+}
+
+static ktime_t tick_to_ktime(u64 tick)
+{
+	if (tick > KTIME_MAX / tick_ns)
+		return KTIME_MAX;
+	return ns_to_ktime(tick * tick_ns);
+}
+
+static void hist_add(u64 *hist, u64 v)
+{
+	hist[min_t(unsigned int, fls64(v), TWHEEL_HIST_BUCKETS - 1)]++;
+}
+
+/* Lock and return the base @c is on. */
+static struct twheel_base *lock_callout_base(struct callout *c,
+					     unsigned long *flags)
+	__acquires(&base->lock)
+{
+	for (;;) {
+		u32 owner = READ_ONCE(c->entry.owner);
+
+		if (!(owner & CALLOUT_MIGRATING)) {
+			struct twheel_base *base;
+
+			base = per_cpu_ptr(&twheel_bases,
+					   FIELD_GET(CALLOUT_CPU, owner));
+			raw_spin_lock_irqsave(&base->lock, *flags);
+			if (READ_ONCE(c->entry.owner) == owner)
+				return base;
+			raw_spin_unlock_irqrestore(&base->lock, *flags);
+		}
+		cpu_relax();
+	}
+}
+
+/*
+ * Program the local base's hrtimer for the next tick with work, if that is
+ * sooner than it is set for.  Not while its callback runs (the callback
+ * programs it on its way out) nor while the CPU is going down.
+ */
+static void arm_tick(struct twheel_base *base)
+{
+	u64 next;
+
+	lockdep_assert_held(&base->lock);
+	if (base->in_tick || !base->online)
+		return;
+	if (WARN_ON_ONCE(base != this_cpu_ptr(&twheel_bases)))
+		return;
+	next = twheel_next_work(&base->wheel);
+	if (next >= base->programmed)
+		return;
+	base->programmed = next;
+	hrtimer_start(&base->timer, tick_to_ktime(next),
+		      HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+/*
+ * Stop the hrtimer of a base whose wheel has just emptied, so that an idle
+ * system takes no twheel interrupt.  Any CPU may cancel (though only the
+ * local one may start) an hrtimer; if its callback is running, it will see
+ * the empty wheel itself.
+ */
+static void disarm_idle_tick(struct twheel_base *base)
+{
+	lockdep_assert_held(&base->lock);
+	if (base->wheel.count || base->in_tick ||
+	    base->programmed == U64_MAX)
+		return;
+	if (hrtimer_try_to_cancel(&base->timer) >= 0)
+		base->programmed = U64_MAX;
+}
+
+/* Take @c off @base's wheel; true if it was pending there. */
+static bool cancel_locked(struct twheel_base *base, struct callout *c)
+{
+	if (!twheel_del(&base->wheel, &c->entry))
+		return false;
+	base->stats.stopped++;
+	disarm_idle_tick(base);
+	return true;
+}
+
+/*
+ * Run one callout's function.  The function may free the callout, so
+ * lockdep's map is copied first, as call_timer_fn() does.
+ */
+void twheel_call(struct callout *c, callout_func_t func, void *arg)
+{
+	int count = preempt_count();
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map map;
+
+	lockdep_copy_map(&map, &c->lockdep_map);
+	lock_map_acquire(&map);
+#endif
+	func(arg);
+#ifdef CONFIG_LOCKDEP
+	lock_map_release(&map);
+#endif
+	if (WARN_ONCE(preempt_count() != count,
+		      "twheel: callout %ps changed the preempt count\n", func))
+		preempt_count_set(count);
+}
+
+/* The wheel's expiry function: run @e's callout with the lock dropped. */
+static void twheel_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
+	__releases(&base->lock) __acquires(&base->lock)
+{
+	struct twheel_base *base = ctx;
+	struct callout *c = container_of(e, struct callout, entry);
+	callout_func_t func = c->func;
+	void *arg = c->arg;
+	bool is_timeout = c->entry.owner & CALLOUT_TIMEOUT;
+	u64 t0;
+
+	base->stats.expired++;
+	hist_add(base->stats.late_ticks, base->tick_to - w->now);
+	hist_add(base->stats.late_ns, base->tick_start - w->now * tick_ns);
+
+	base->running = c;
+	raw_spin_unlock_irq(&base->lock);
+	t0 = local_clock();
+	if (is_timeout)
+		twheel_timeout_run(c);
+	else
+		twheel_call(c, func, arg);
+	t0 = local_clock() - t0;
+	raw_spin_lock_irq(&base->lock);
+	base->fn_ns += t0;
+	base->running = NULL;
+}
+
+static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
+{
+	struct twheel_base *base = container_of(timer, struct twheel_base,
+						timer);
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	u64 t0 = local_clock();
+	u64 next;
+
+	raw_spin_lock_irq(&base->lock);
+	base->stats.interrupts++;
+	base->in_tick = true;
+	base->fn_ns = 0;
+	base->tick_start = ktime_get_ns();
+	base->tick_to = div64_u64(base->tick_start, tick_ns);
+	twheel_advance(&base->wheel, base->tick_to, twheel_expire, base);
+	base->in_tick = false;
+
+	next = twheel_next_work(&base->wheel);
+	if (next == U64_MAX || !base->online) {
+		base->programmed = U64_MAX;
+	} else {
+		base->programmed = next;
+		hrtimer_set_expires(timer, tick_to_ktime(next));
+		ret = HRTIMER_RESTART;
+	}
+	hist_add(base->stats.book_ns, local_clock() - t0 - base->fn_ns);
+	raw_spin_unlock_irq(&base->lock);
+	return ret;
+}
+
+void __callout_init(struct callout *c, const char *name,
+		    struct lock_class_key *key)
+{
+	twheel_entry_init(&c->entry);
+	c->entry.owner = FIELD_PREP(CALLOUT_MAGIC, CALLOUT_MAGIC_VALUE) |
+			 FIELD_PREP(CALLOUT_CPU, raw_smp_processor_id());
+	c->func = NULL;
+	c->arg = NULL;
+	lockdep_init_map(&c->lockdep_map, name, key, 0);
+}
+EXPORT_SYMBOL_GPL(__callout_init);
+
+/**
+ * setcallout() - arm a callout, re-arming it if it is pending
+ * @c: the handle, initialised with callout_init().
+ * @func: the function to call; it runs in softirq context.
+ * @arg: its argument.
+ * @ticks: whole ticks that must pass first, 0 for the next tick; at most
+ *	%CALLOUT_MAX_TICKS.
+ *
+ * @c is armed on the calling CPU and @func runs there, unless @func is
+ * running on another CPU right now: then @c stays on that CPU, so that
+ * its function never runs on two CPUs at once.  It runs no sooner than
+ * @ticks whole ticks after this call, and, unless the machine is
+ * overloaded, within one tick after that.
+ *
+ * Context: any, including hardirq context and @c's own function.
+ * Return: %1 if @c was pending (it has been re-armed), %0 if not, or
+ * -%EINVAL with nothing changed if @c or @func is %NULL, @c was never
+ * initialised, or @ticks is over %CALLOUT_MAX_TICKS.
+ */
+int setcallout(struct callout *c, callout_func_t func, void *arg,
+	       unsigned long ticks)
+{
+	struct twheel_base *base, *local;
+	unsigned long flags;
+	int ret;
+
+	if (!c || !func || !callout_valid(c) || ticks > CALLOUT_MAX_TICKS)
+		return -EINVAL;
+
+	base = lock_callout_base(c, &flags);
+	ret = twheel_del(&base->wheel, &c->entry);
+	local = this_cpu_ptr(&twheel_bases);	/* interrupts are off */
+	if (base != local && base->running != c) {
+		WRITE_ONCE(c->entry.owner, c->entry.owner | CALLOUT_MIGRATING);
+		raw_spin_unlock(&base->lock);
+		base = local;
+		raw_spin_lock(&base->lock);
+		WRITE_ONCE(c->entry.owner, owner_on(c->entry.owner, base->cpu));
+	}
+	c->func = func;
+	c->arg = arg;
+	twheel_add_at(&base->wheel, &c->entry, current_tick() + ticks + 1);
+	base->stats.started++;
+	base->stats.rearmed += ret;
+	base->stats.peak = max(base->stats.peak, base->wheel.count);
+	arm_tick(base);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(setcallout);
+
+/**
+ * unsetcallout() - cancel a callout
+ * @c: the handle.
+ *
+ * Never waits: if @c's function is running it goes on running (see
+ * unsetcallout_sync()).  The hrtimer is left as it is; if it was set for
+ * @c alone, it fires once more and finds nothing to do.
+ *
+ * Context: any, including hardirq context and @c's own function.
+ * Return: %1 if @c was pending and now will not run, %0 if it was not
+ * pending, -%EINVAL if @c is %NULL or was never initialised.
+ */
+int unsetcallout(struct callout *c)
+{
+	struct twheel_base *base;
+	unsigned long flags;
+	int ret;
+
+	if (!c || !callout_valid(c))
+		return -EINVAL;
+	base = lock_callout_base(c, &flags);
+	ret = cancel_locked(base, c);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(unsetcallout);
+
+/**
+ * unsetcallout_sync() - cancel a callout and wait for its function
+ * @c: the handle.
+ *
+ * As unsetcallout(), and if @c's function is running, waits until it has
+ * returned; if the function re-arms @c meanwhile, that is cancelled too.
+ * On return @c is neither pending nor running, and stays so until it is
+ * armed again.
+ *
+ * The caller must not hold a lock that @c's function takes, or it waits
+ * forever; lockdep is taught this dependency, as del_timer_sync() teaches
+ * it for timers.  Misuse from atomic context or from @c's own function
+ * (which runs in softirq context) would deadlock: it is refused and
+ * reported once in the kernel log, naming the caller.  (Atomic context is
+ * seen through the preempt count, so a spinlock held is caught only with
+ * CONFIG_PREEMPT_COUNT; disabled interrupts always are.)
+ *
+ * Context: process context, no locks held that @c's function takes.
+ * Return: %1 if @c was pending and now will not run, %0 if it was not
+ * pending, -%EINVAL if @c is %NULL or was never initialised, -%EDEADLK with
+ * nothing changed if called from atomic context.
+ */
+int unsetcallout_sync(struct callout *c)
+{
+	struct twheel_base *base;
+	unsigned long flags;
+	bool running;
+	int ret = 0;
+
+	if (!c || !callout_valid(c))
+		return -EINVAL;
+	/* Interrupt context, including @c's own function (softirq). */
+	if (!in_task())
+		goto deadlock;
+
+#ifdef CONFIG_LOCKDEP
+	/*
+	 * Waiting for the function is taking the locks it takes.  Tell
+	 * lockdep before refusing a caller in atomic context, so that it
+	 * names the lock such a caller holds.
+	 */
+	local_irq_save(flags);
+	lock_map_acquire(&c->lockdep_map);
+	lock_map_release(&c->lockdep_map);
+	local_irq_restore(flags);
+#endif
+	if (IS_ENABLED(CONFIG_PREEMPT_COUNT) ? !preemptible() : irqs_disabled())
+		goto deadlock;
+
+	do {
+		base = lock_callout_base(c, &flags);
+		ret |= cancel_locked(base, c);
+		running = base->running == c;
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		if (running)
+			cpu_relax();
+	} while (running);
+	return ret;
+
+deadlock:
+	pr_warn_once("twheel: %s() called from atomic context by %pS; returning -EDEADLK\n",
+		     __func__, (void *)_RET_IP_);
+	return -EDEADLK;
+}
+EXPORT_SYMBOL_GPL(unsetcallout_sync);
+
+/**
+ * callout_pending() - is a callout armed?
+ * @c: the handle.
+ *
+ * A snapshot: without the caller's own serialisation the answer may be
+ * stale when it arrives.  A callout whose function is running is not
+ * pending unless it was armed again.
+ *
+ * Context: any.
+ * Return: true if @c is armed and has not yet run.
+ */
+bool callout_pending(const struct callout *c)
+{
+	return READ_ONCE(c->entry.slot) != TWHEEL_SLOT_IDLE;
+}
+EXPORT_SYMBOL_GPL(callout_pending);
+
+/**
+ * twheel_tick_ns() - the length of one tick
+ *
+ * Context: any.
+ * Return: the tick length in nanoseconds, the module parameter tick_ns.
+ */
+u64 twheel_tick_ns(void)
+{
+	return tick_ns;
+}
+EXPORT_SYMBOL_GPL(twheel_tick_ns);
+
+/**
+ * twheel_ns_to_ticks() - convert a duration to ticks, rounding up
+ * @ns: the duration.
+ *
+ * Context: any.
+ * Return: the fewest ticks that last at least @ns, or %ULONG_MAX if that
+ * does not fit.
+ */
+unsigned long twheel_ns_to_ticks(u64 ns)
+{
+	u64 ticks = div64_u64(ns, tick_ns);
+
+	if (ticks * tick_ns < ns)
+		ticks++;
+	return min_t(u64, ticks, ULONG_MAX);
+}
+EXPORT_SYMBOL_GPL(twheel_ns_to_ticks);
+
+/*
+ * Arm a callout allocated by timeout(): as setcallout(), with the flag
+ * that tells the expiry path to free it.
+ */
+int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
+		       unsigned long ticks)
+{
+	c->entry.owner |= CALLOUT_TIMEOUT;
+	return setcallout(c, func, arg, ticks);
+}
+
+/**
+ * twheel_interrupts() - how often a CPU's tick has fired
+ * @cpu: the CPU.
+ *
+ * Return: the count since the module was loaded.
+ */
+u64 twheel_interrupts(unsigned int cpu)
+{
+	struct twheel_base *base = per_cpu_ptr(&twheel_bases, cpu);
+	unsigned long flags;
+	u64 n;
+
+	raw_spin_lock_irqsave(&base->lock, flags);
+	n = base->stats.interrupts;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_interrupts);
+
+/* For debugfs: the wheels' geometry, and the tick now running. */
+const struct twheel_geometry *twheel_geometry(void)
+{
+	return &twheel_geo;
+}
+
+u64 twheel_now(void)
+{
+	return current_tick();
+}
+
+/* Count a timeout() allocation, from any context. */
+void twheel_count_timeout(bool failed)
+{
+	if (failed)
+		this_cpu_inc(twheel_bases.stats.timeout_failures);
+	else
+		this_cpu_inc(twheel_bases.stats.timeout_allocs);
+}
+
+/**
+ * twheel_stats_read() - copy one CPU's counters
+ * @cpu: the CPU.
+ * @st: where to.
+ */
+void twheel_stats_read(unsigned int cpu, struct twheel_cpu_stats *st)
+{
+	struct twheel_base *base = per_cpu_ptr(&twheel_bases, cpu);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&base->lock, flags);
+	*st = base->stats;
+	st->wheel = base->wheel.stats;
+	st->outstanding = base->wheel.count;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_stats_read);
+
+/**
+ * twheel_stats_reset() - zero every CPU's counters
+ *
+ * The peak starts again from the callouts pending now.
+ */
+void twheel_stats_reset(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct twheel_base *base = per_cpu_ptr(&twheel_bases, cpu);
+		unsigned long flags;
+
+		raw_spin_lock_irqsave(&base->lock, flags);
+		memset(&base->stats, 0, sizeof(base->stats));
+		memset(&base->wheel.stats, 0, sizeof(base->wheel.stats));
+		base->stats.peak = base->wheel.count;
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_stats_reset);
+
+/**
+ * twheel_callouts_read() - copy some of one CPU's pending callouts
+ * @cpu: the CPU.
+ * @info: room for @max callouts.
+ * @max: the most to copy; the lock is held while they are copied.
+ *
+ * Return: how many callouts are pending on @cpu, copied or not.
+ */
+unsigned long twheel_callouts_read(unsigned int cpu,
+				   struct twheel_callout_info *info,
+				   unsigned long max)
+{
+	struct twheel_base *base = per_cpu_ptr(&twheel_bases, cpu);
+	struct twheel *w = &base->wheel;
+	unsigned long flags, n = 0, total;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&base->lock, flags);
+	for_each_set_bit(i, w->busy, w->nslots) {
+		struct twheel_entry *e;
+
+		list_for_each_entry(e, &w->slot[i], node) {
+			struct callout *c = container_of(e, struct callout,
+							 entry);
+
+			if (n == max)
+				goto out;
+			info[n].func = c->func;
+			info[n].arg = c->arg;
+			info[n].expires = e->expires;
+			n++;
+		}
+	}
+out:
+	total = w->count;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return total;
+}
+
+/**
+ * twheel_level_read() - occupancy of one level of one CPU's wheel
+ * @cpu: the CPU.
+ * @level: the level.
+ * @li: busy slots, the longest list and the entries counted.
+ *
+ * The lock is taken slot by slot, so the figures are a sum of per-slot
+ * snapshots, not one snapshot of the level.
+ *
+ * Context: process context.
+ */
+void twheel_level_read(unsigned int cpu, unsigned int level,
+		       struct twheel_level_info *li)
+{
+	struct twheel_base *base = per_cpu_ptr(&twheel_bases, cpu);
+	struct twheel *w = &base->wheel;
+	unsigned int i, end = w->first[level] + w->geo.slots[level];
+
+	memset(li, 0, sizeof(*li));
+	for (i = w->first[level]; i < end; i++) {
+		unsigned long flags, len = 0;
+		struct list_head *pos;
+
+		raw_spin_lock_irqsave(&base->lock, flags);
+		list_for_each(pos, &w->slot[i])
+			len++;
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		li->busy += len != 0;
+		li->longest = max(li->longest, len);
+		li->entries += len;
+		cond_resched();
+	}
+}
+
+/* CPU hotplug: the tick starts on the CPU once it is up ... */
+static int twheel_cpu_online(unsigned int cpu)
+{
+	struct twheel_base *base = this_cpu_ptr(&twheel_bases);
+
+	raw_spin_lock_irq(&base->lock);
+	base->online = true;
+	base->programmed = U64_MAX;
+	arm_tick(base);
+	raw_spin_unlock_irq(&base->lock);
+	return 0;
+}
+
+/* ... stops on it before it goes down ... */
+static int twheel_cpu_offline(unsigned int cpu)
+{
+	struct twheel_base *base = this_cpu_ptr(&twheel_bases);
+
+	raw_spin_lock_irq(&base->lock);
+	base->online = false;
+	raw_spin_unlock_irq(&base->lock);
+	hrtimer_cancel(&base->timer);
+	return 0;
+}
+
+/*
+ * ... and once it is dead, whatever is pending on it moves to the CPU
+ * running this callback, keeping its expiry tick.
+ */
+static int twheel_cpu_dead(unsigned int cpu)
+{
+	struct twheel_base *old = per_cpu_ptr(&twheel_bases, cpu);
+	struct twheel_base *new;
+	struct twheel_entry *e;
+
+	local_irq_disable();
+	new = this_cpu_ptr(&twheel_bases);
+	raw_spin_lock(&new->lock);
+	raw_spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
+	while ((e = twheel_first(&old->wheel))) {
+		u64 expires = e->expires;
+
+		twheel_del(&old->wheel, e);
+		WRITE_ONCE(e->owner, owner_on(e->owner, new->cpu));
+		twheel_add_at(&new->wheel, e, expires);
+	}
+	new->stats.peak = max(new->stats.peak, new->wheel.count);
+	raw_spin_unlock(&old->lock);
+	arm_tick(new);
+	raw_spin_unlock(&new->lock);
+	local_irq_enable();
+	return 0;
+}
+
+static int __init twheel_params_check(void)
+{
+	unsigned int n;
+
+	if (nr_cpu_ids > FIELD_MAX(CALLOUT_CPU) + 1) {
+		pr_err("twheel: %u CPUs are more than a callout can name\n",
+		       nr_cpu_ids);
+		return -EINVAL;
+	}
+	if (tick_ns < TWHEEL_MIN_TICK_NS || tick_ns > TWHEEL_MAX_TICK_NS) {
+		pr_err("twheel: tick_ns=%lu is outside %lu..%lu\n", tick_ns,
+		       TWHEEL_MIN_TICK_NS, TWHEEL_MAX_TICK_NS);
+		return -EINVAL;
+	}
+	twheel_geo.scheme = scheme;
+	twheel_geo.levels = geometry_levels;
+	for (n = 0; n < geometry_levels; n++)
+		twheel_geo.slots[n] = geometry[n];
+	if (!geometry_levels && scheme == TWHEEL_SCHEME6) {
+		twheel_geo.levels = 1;
+		twheel_geo.slots[0] = 4096;
+	} else if (!geometry_levels && scheme == TWHEEL_SCHEME7) {
+		twheel_geo.levels = 4;
+		for (n = 0; n < 4; n++)
+			twheel_geo.slots[n] = 64;
+	}
+	if (twheel_geometry_check(&twheel_geo)) {
+		pr_err("twheel: scheme=%u with geometry of %u levels is not valid: scheme 6 takes one power-of-two level, scheme 7 takes 2 to %u levels of %u to %u slots spanning at most 2^62 ticks\n",
+		       scheme, twheel_geo.levels, TWHEEL_MAX_LEVELS,
+		       TWHEEL_MIN_SLOTS, TWHEEL_MAX_SLOTS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Free every wheel; any callout still pending is reported and dropped. */
+static void twheel_bases_free(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct twheel_base *base = per_cpu_ptr(&twheel_bases, cpu);
+		struct twheel_entry *e;
+
+		if (!base->wheel.slot)
+			continue;
+		hrtimer_cancel(&base->timer);
+		while ((e = twheel_first(&base->wheel))) {
+			struct callout *c = container_of(e, struct callout,
+							 entry);
+
+			twheel_del(&base->wheel, e);
+			if (e->owner & CALLOUT_TIMEOUT) {
+				twheel_timeout_free(c);
+				continue;
+			}
+			pr_warn("twheel: unloading with %ps still pending\n",
+				c->func);
+		}
+		twheel_destroy(&base->wheel);
+	}
+}
 
 static int __init twheel_module_init(void)
 {
+	unsigned int cpu;
+	u64 now = current_tick();
+	int ret;
+
+	ret = twheel_params_check();
+	if (ret)
+		return ret;
+
+	for_each_possible_cpu(cpu) {
+		struct twheel_base *base = per_cpu_ptr(&twheel_bases, cpu);
+
+		raw_spin_lock_init(&base->lock);
+		hrtimer_init(&base->timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_ABS_PINNED_SOFT);
+		base->timer.function = twheel_tick;
+		base->programmed = U64_MAX;
+		base->cpu = cpu;
+		ret = twheel_init(&base->wheel, &twheel_geo, now);
+		if (ret)
+			goto err_bases;
+	}
+
+	ret = twheel_timeout_init();
+	if (ret)
+		goto err_bases;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "twheel:dead",
+					NULL, twheel_cpu_dead);
+	if (ret < 0)
+		goto err_timeout;
+	twheel_dead_state = ret;
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "twheel:online",
+				twheel_cpu_online, twheel_cpu_offline);
+	if (ret < 0)
+		goto err_dead;
+	twheel_online_state = ret;
+
 	twheel_debugfs_init();
+	pr_info("twheel: scheme %u, %u levels, tick %lu ns\n", scheme,
+		twheel_geo.levels, tick_ns);
 	return 0;
+
+err_dead:
+	cpuhp_remove_state_nocalls(twheel_dead_state);
+err_timeout:
+	twheel_timeout_exit();
+err_bases:
+	twheel_bases_free();
+	return ret;
 }
 module_init(twheel_module_init);
 
 static void __exit twheel_module_exit(void)
 {
 	twheel_debugfs_exit();
+	cpuhp_remove_state(twheel_online_state);
+	cpuhp_remove_state_nocalls(twheel_dead_state);
+	twheel_bases_free();
+	twheel_timeout_exit();
 }
 module_exit(twheel_module_exit);
 

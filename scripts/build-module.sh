@@ -5,8 +5,11 @@
 #
 # Build twheel.ko and, when KDIR's kernel has KUnit, the test modules, with
 # W=1, in a copy of the tree at OUTDIR (so that builds for several kernels
-# do not overwrite each other).  Any compiler warning fails the build.  On
-# success prints the built modules, twheel.ko first, one path a line.
+# do not overwrite each other); then, out of tree against twheel's
+# Module.symvers as a client would, the client suite kunit/client/ (with
+# KUnit) and samples/.  Any compiler warning fails the build.  On success
+# prints the built modules, twheel.ko first and the sample last, one path a
+# line.
 
 set -euo pipefail
 
@@ -22,8 +25,20 @@ mkdir -p "$out"
 	--exclude='*.ko' --exclude='*.o' --exclude='*.cmd' .) |
 	tar -x -C "$out"
 
+out=$(realpath "$out")
 log=$out/build.log
-if ! make -C "$kdir" M="$(realpath "$out")" W=1 modules >"$log" 2>&1; then
+clients=()
+grep -qE '^CONFIG_KUNIT=(y|m)' "$kdir/include/config/auto.conf" &&
+	clients+=(kunit/client)
+clients+=(samples)
+
+build() {
+	make -C "$kdir" M="$out" W=1 modules || return
+	for c in "${clients[@]}"; do
+		make -C "$out/$c" KDIR="$kdir" TWHEEL="$out" W=1 || return
+	done
+}
+if ! build >"$log" 2>&1; then
 	cat "$log" >&2
 	die "building twheel against $kdir failed"
 fi
@@ -41,3 +56,6 @@ while read -r m; do
 	[ -f "$m" ] || die "modules.order names $m, which was not built"
 	echo "$m"
 done <"$out/modules.order"
+for c in "${clients[@]}"; do
+	ls "$out/$c"/*.ko
+done

@@ -17,12 +17,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 kvers=${KVERS:-$TWHEEL_KERNELS}
 build=$TWHEEL_TOP/build
 start=$(date +%s)
+status=0
 
 "$here/install-deps.sh"
+python3 "$here/check-readme.py" || status=1
 mkdir -p "$build"
 counts=$build/counts
 : >"$counts"
-status=0
 
 # The stock Debian kernel: build only (it has no KUnit).
 for kdir in /usr/src/linux-headers-*-amd64; do
@@ -32,7 +33,7 @@ for kdir in /usr/src/linux-headers-*-amd64; do
 done
 
 if [ -z "${SKIP_SELFTEST:-}" ]; then
-	"$here/selftest.sh" || status=1
+	"$here/selftest.sh" "${kvers##* }" || status=1
 fi
 
 for v in $kvers; do

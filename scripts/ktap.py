@@ -28,22 +28,23 @@ PLAN = re.compile(r'^1\.\.(\d+)$')
 SUBTEST = re.compile(r'^# Subtest: (.+)$')
 
 # What the kernel prints when something went wrong, whatever the tests said.
+# The most specific come first: a line is named after the first that matches.
 SPLATS = [
+    (re.compile(r'DEBUG_LOCKS_WARN_ON|possible (recursive|circular) locking'
+                r'|inconsistent lock state|register non-static key'
+                r'|turning off the locking correctness validator'),
+     'lockdep report'),
+    (re.compile(r'KASAN'), 'KASAN report'),
+    (re.compile(r'UBSAN'), 'UBSAN report'),
+    (re.compile(r'ODEBUG'), 'debug-objects report'),
+    (re.compile(r'list_(add|del) corruption'), 'list corruption'),
+    (re.compile(r'rcu.*(stall|INFO)|INFO: task .* blocked'), 'stall'),
     (re.compile(r'-+\[ cut here \]-+'), 'kernel warning'),
     (re.compile(r'\bWARNING:'), 'kernel warning'),
     (re.compile(r'\bBUG[: ]'), 'kernel BUG'),
     (re.compile(r'\bOops\b'), 'kernel oops'),
     (re.compile(r'general protection fault'), 'kernel oops'),
     (re.compile(r'Kernel panic'), 'kernel panic'),
-    (re.compile(r'KASAN'), 'KASAN report'),
-    (re.compile(r'UBSAN'), 'UBSAN report'),
-    (re.compile(r'DEBUG_LOCKS_WARN_ON|possible (recursive|circular) locking'
-                r'|inconsistent lock state|register non-static key'
-                r'|turning off the locking correctness validator'),
-     'lockdep report'),
-    (re.compile(r'ODEBUG'), 'debug-objects report'),
-    (re.compile(r'rcu.*(stall|INFO)|INFO: task .* blocked'), 'stall'),
-    (re.compile(r'list_(add|del) corruption'), 'list corruption'),
     (re.compile(r'Call Trace:'), 'kernel backtrace'),
 ]
 

@@ -7,6 +7,9 @@
 # from scripts/selftest/ that break a run in one way each, and checks that
 # it exits non-zero with the right message; and that a clean run passes.
 # VERSION is the test kernel to use (default: the newest supported).
+#
+# One check uses twheel itself: a client that calls unsetcallout_sync()
+# holding a lock its callout takes must draw a lockdep report.
 
 set -euo pipefail
 
@@ -16,9 +19,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 version=${1:-${TWHEEL_KERNELS##* }}
 kdir=$("$here/build-kernel.sh" "$version")
 out=$TWHEEL_TOP/build/selftest-$version
+mods=$("$here/build-module.sh" "$kdir" "$TWHEEL_TOP/build/$version")
+twheel=$(head -n1 <<<"$mods")
 mkdir -p "$out"
 cp "$here"/selftest/Kbuild "$here"/selftest/*.c "$out/"
-make -C "$kdir" M="$out" W=1 modules >"$out/build.log" 2>&1 ||
+make -C "$kdir" M="$out" W=1 KBUILD_EXTRA_SYMBOLS="$(dirname "$twheel")/Module.symvers" \
+	ccflags-y="-I$TWHEEL_TOP/include" modules >"$out/build.log" 2>&1 ||
 	{ cat "$out/build.log" >&2; die "building the self-test modules failed"; }
 
 failures=0
@@ -28,7 +34,9 @@ failures=0
 expect() {
 	local name=$1 want=$2 pattern=$3 timeout=$4 status=0 mods=()
 	shift 4
-	for m in "$@"; do mods+=("$out/$m.ko"); done
+	for m in "$@"; do
+		case "$m" in /*) mods+=("$m") ;; *) mods+=("$out/$m.ko") ;; esac
+	done
 	"$here/run-tests.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
 		--label "selftest-$name" --timeout "$timeout" \
 		--log "$out/$name.console.log" "${mods[@]}" \
@@ -50,6 +58,7 @@ expect failing-case fail 'failed case: harness_fail_fails' 600 harness_fail
 expect warning fail 'problem: kernel warning' 600 harness_warn harness_pass
 expect no-load fail 'insmod harness_noload failed' 600 harness_noload harness_pass
 expect hang fail 'did not reach the end|killed after' 60 harness_hang harness_pass
+expect lockdep fail 'problem: lockdep report' 600 "$twheel" harness_lockdep harness_pass
 
-[ $failures -eq 0 ] || die "the harness self-test failed $failures of 5 checks"
-note "harness self-test: all 5 checks behaved"
+[ $failures -eq 0 ] || die "the harness self-test failed $failures of 6 checks"
+note "harness self-test: all 6 checks behaved"

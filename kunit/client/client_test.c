@@ -1,0 +1,1791 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * client_test.c - twheel's documented contract, checked by a client.
+ *
+ * Suite twheel_client is written from README.md ("API") and include/twheel.h
+ * alone, as any module that uses twheel would be: it includes only
+ * <twheel.h> from twheel, links against twheel's Module.symvers and calls
+ * nothing but the exported API.  Each case checks promises of one call:
+ *
+ *   return values      0/1 for "was it pending", -EINVAL and -EDEADLK with
+ *                      nothing changed
+ *   timing             a callout armed for n ticks starts strictly more than
+ *                      n * twheel_tick_ns() after its arming call began, in
+ *                      softirq context, on the arming CPU; 0 ticks is the
+ *                      next tick
+ *   running functions  unsetcallout() never waits for one, unsetcallout_sync()
+ *                      does; a re-armed handle stays on the CPU it runs on
+ *   contexts           setcallout() and friends from hardirq and from the
+ *                      callout's own function; unsetcallout_sync() from
+ *                      atomic context or its own function is -EDEADLK
+ *   timeout()          as setcallout(), and untimeout() cancels the most
+ *                      recently armed of several equal (func, arg)
+ *
+ * The guest is a software-emulated QEMU, so lateness is bounded only by
+ * LATE_NS; earliness is never allowed.  Waiters busy-poll ktime_get(), since
+ * a sleeping waiter can be woken late.  The case thread is pinned to one CPU
+ * (.init), so that it knows where it arms; arming on the other CPU goes
+ * through smp_call_function_single().  What a case arms it cancels before
+ * it ends, and .exit cancels whatever an aborted case left behind.
+ */
+
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/bottom_half.h>
+#include <linux/cpumask.h>
+#include <linux/errno.h>
+#include <linux/hrtimer.h>
+#include <linux/irqflags.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include <twheel.h>
+
+#define LATE_NS		(20ULL * NSEC_PER_SEC)	/* latest a callout may run */
+#define HOLD_NS		(300ULL * NSEC_PER_MSEC) /* a held function's run */
+#define SAFETY_NS	(5ULL * NSEC_PER_SEC)	/* most a held run waits */
+#define FAR_NS		(10ULL * NSEC_PER_SEC)	/* never reached in a case */
+#define NPROBES		16
+#define NRUNS		6	/* runs a probe keeps the times of */
+#define NMANY		128
+
+/* Which function ran: probe_fn(), alt_fn() or one of the own functions. */
+enum probe_fn_id { RAN_NONE, RAN_PROBE, RAN_ALT, RAN_OWN };
+
+/*
+ * A probe: a handle and the record of the runs of a function that was given
+ * the probe as its argument.  Fields before @runs are written by the arming
+ * side before it arms; the rest by the function, published by the release
+ * increment of @runs at its end.
+ */
+struct probe {
+	struct callout c;
+	ktime_t armed;		/* just before the last arming call */
+	int arm_cpu;		/* the CPU of the last arming call */
+	unsigned long ticks;	/* of the last arming call */
+	int rearm;		/* re-arms left, for chain_fn() */
+	struct probe *peer;	/* another probe, for own_cancel_fn() */
+
+	atomic_t runs;		/* runs that have returned */
+	ktime_t at;		/* start of the last run */
+	ktime_t ats[NRUNS];	/* start of the first NRUNS runs */
+	int cpu;		/* CPU of the last run */
+	int seq;		/* place of the last run in run_order */
+	bool softirq;		/* the last run was in softirq context */
+	bool pending;		/* callout_pending(&c) as the last run began */
+	enum probe_fn_id fn;	/* the function of the last run */
+	int res[8];		/* what own functions saw */
+};
+
+/* The order in which probes run, over the whole suite. */
+static atomic_t run_order;
+
+static void record(struct probe *p, enum probe_fn_id fn)
+{
+	int i = atomic_read(&p->runs);
+
+	p->at = ktime_get();
+	if (i < NRUNS)
+		p->ats[i] = p->at;
+	p->cpu = raw_smp_processor_id();
+	p->seq = atomic_inc_return(&run_order);
+	p->softirq = in_serving_softirq() && !in_hardirq();
+	p->pending = callout_pending(&p->c);
+	p->fn = fn;
+}
+
+static void done(struct probe *p)
+{
+	atomic_inc_return_release(&p->runs);
+}
+
+static void probe_fn(void *arg)
+{
+	record(arg, RAN_PROBE);
+	done(arg);
+}
+
+static void alt_fn(void *arg)
+{
+	record(arg, RAN_ALT);
+	done(arg);
+}
+
+/* Arm @c to run @fn(@p), noting in @p where and when. */
+static int arm(struct callout *c, callout_func_t fn, struct probe *p,
+	       unsigned long ticks)
+{
+	p->ticks = ticks;
+	p->arm_cpu = raw_smp_processor_id();
+	p->armed = ktime_get();
+	return setcallout(c, fn, p, ticks);
+}
+
+static int arm_timeout(callout_func_t fn, struct probe *p, unsigned long ticks)
+{
+	p->ticks = ticks;
+	p->arm_cpu = raw_smp_processor_id();
+	p->armed = ktime_get();
+	return timeout(fn, p, ticks);
+}
+
+static u64 ticks_ns(unsigned long ticks)
+{
+	return (u64)ticks * twheel_tick_ns();
+}
+
+static unsigned long far_ticks(void)
+{
+	return twheel_ns_to_ticks(FAR_NS);
+}
+
+/*
+ * How long to watch a cancelled callout armed for @ticks, to see that it
+ * does not run: its ticks, the tick it may be late by, and a margin.
+ */
+static u64 quiet_ns(unsigned long ticks)
+{
+	return ticks_ns(ticks + 3) + 100 * NSEC_PER_MSEC;
+}
+
+static void spin_ns(u64 ns)
+{
+	ktime_t end = ktime_add_ns(ktime_get(), ns);
+
+	while (ktime_before(ktime_get(), end))
+		cpu_relax();
+}
+
+/* Busy-poll, never sleep, until @v reaches @n or @ns have passed. */
+static bool wait_count(atomic_t *v, int n, u64 ns)
+{
+	ktime_t end = ktime_add_ns(ktime_get(), ns);
+
+	while (atomic_read_acquire(v) < n) {
+		if (!ktime_before(ktime_get(), end))
+			return atomic_read_acquire(v) >= n;
+		cpu_relax();
+	}
+	return true;
+}
+
+/* The documented timing of the last run of @p, already waited for. */
+static void check_record(struct kunit *test, struct probe *p, const char *what)
+{
+	s64 after = ktime_to_ns(ktime_sub(p->at, p->armed));
+
+	KUNIT_EXPECT_GT_MSG(test, after, (s64)ticks_ns(p->ticks),
+			    "%s: armed for %lu ticks (%llu ns), ran %lld ns after the arming call: early",
+			    what, p->ticks, ticks_ns(p->ticks), after);
+	KUNIT_EXPECT_LE_MSG(test, after, (s64)LATE_NS,
+			    "%s: armed for %lu ticks, ran %lld ns after the arming call",
+			    what, p->ticks, after);
+	KUNIT_EXPECT_EQ_MSG(test, p->cpu, p->arm_cpu,
+			    "%s: armed on CPU %d, ran on CPU %d",
+			    what, p->arm_cpu, p->cpu);
+	KUNIT_EXPECT_TRUE_MSG(test, p->softirq,
+			      "%s: did not run in softirq context", what);
+}
+
+/* Wait for @p's function to have returned @runs times; check the last. */
+static void check_ran(struct kunit *test, struct probe *p, int runs,
+		      const char *what)
+{
+	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&p->runs, runs, LATE_NS),
+			      "%s: armed for %lu ticks on CPU %d, ran %d of %d times within %llu ns",
+			      what, p->ticks, p->arm_cpu,
+			      atomic_read(&p->runs), runs, LATE_NS);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&p->runs), runs,
+			    "%s: ran more often than armed", what);
+	check_record(test, p, what);
+}
+
+/* Check that @p's function does not run (again) while a cancelled one would. */
+static void check_quiet(struct kunit *test, struct probe *p, int runs,
+			unsigned long ticks, const char *what)
+{
+	spin_ns(quiet_ns(ticks));
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read_acquire(&p->runs), runs,
+			    "%s: ran %d times, expected %d",
+			    what, atomic_read(&p->runs), runs);
+}
+
+/*
+ * A callout whose first run holds its CPU until released, or for @hold_ns,
+ * so that the case can act on it while it runs on the other CPU.
+ */
+struct hold {
+	struct callout c;
+	u64 hold_ns;		/* the first run spins this long at most */
+	unsigned long rearm_ticks; /* the first run re-arms for these, if set */
+	atomic_t release;	/* ends the first run's spin */
+	atomic_t entered;	/* the first run has re-armed and spins */
+	atomic_t active;	/* runs under way */
+	atomic_t runs;		/* runs that have returned */
+	bool overlapped;	/* two runs were under way at once */
+	int rearm_ret;		/* setcallout() re-arming in the first run */
+	int cpu[2];
+	ktime_t start[2];
+	ktime_t end[2];
+};
+
+static void hold_fn(void *arg)
+{
+	struct hold *h = arg;
+	int i = min(atomic_read(&h->runs), 1);
+	ktime_t until;
+
+	if (atomic_inc_return(&h->active) > 1)
+		WRITE_ONCE(h->overlapped, true);
+	h->cpu[i] = raw_smp_processor_id();
+	h->start[i] = ktime_get();
+	if (i == 0) {
+		if (h->rearm_ticks)
+			h->rearm_ret = setcallout(&h->c, hold_fn, h,
+						  h->rearm_ticks);
+		atomic_set_release(&h->entered, 1);
+		until = ktime_add_ns(h->start[0], h->hold_ns);
+		while (!atomic_read_acquire(&h->release) &&
+		       ktime_before(ktime_get(), until))
+			cpu_relax();
+	}
+	h->end[i] = ktime_get();
+	atomic_dec(&h->active);
+	atomic_inc_return_release(&h->runs);
+}
+
+static void hold_reset(struct hold *h, u64 hold_ns, unsigned long rearm_ticks)
+{
+	h->hold_ns = hold_ns;
+	h->rearm_ticks = rearm_ticks;
+	h->rearm_ret = INT_MIN;
+	h->overlapped = false;
+	atomic_set(&h->release, 0);
+	atomic_set(&h->entered, 0);
+	atomic_set(&h->active, 0);
+	atomic_set(&h->runs, 0);
+}
+
+/* A callout that re-arms itself from its own function. */
+struct periodic {
+	struct callout c;
+	unsigned long period;	/* ticks */
+	int limit;		/* runs in all, or 0: until @stop */
+	bool stop;
+	u64 busy_ns;		/* each run spins this long after re-arming */
+	ktime_t armed;
+	atomic_t in_fn;
+	atomic_t runs;
+	ktime_t at[NRUNS];
+	int cpu[NRUNS];
+	bool pending[NRUNS];	/* callout_pending() as the run began */
+	int ret[NRUNS];		/* setcallout() re-arming */
+	bool rearmed[NRUNS];	/* callout_pending() after it */
+};
+
+static void periodic_fn(void *arg)
+{
+	struct periodic *pr = arg;
+	int i = atomic_read(&pr->runs);
+	bool again;
+	int ret;
+
+	atomic_set_release(&pr->in_fn, 1);
+	if (i < NRUNS) {
+		pr->at[i] = ktime_get();
+		pr->cpu[i] = raw_smp_processor_id();
+		pr->pending[i] = callout_pending(&pr->c);
+	}
+	again = pr->limit ? i + 1 < pr->limit : !READ_ONCE(pr->stop);
+	if (again) {
+		ret = setcallout(&pr->c, periodic_fn, pr, pr->period);
+		if (i < NRUNS) {
+			pr->ret[i] = ret;
+			pr->rearmed[i] = callout_pending(&pr->c);
+		}
+	}
+	if (pr->busy_ns)
+		spin_ns(pr->busy_ns);
+	atomic_set_release(&pr->in_fn, 0);
+	atomic_inc_return_release(&pr->runs);
+}
+
+/* Arming on a given CPU, from its IPI (hardirq) context. */
+struct remote_arm {
+	struct callout *c;	/* NULL: timeout() */
+	callout_func_t fn;
+	void *arg;
+	struct probe *p;	/* if set, noted as arm() notes it */
+	unsigned long ticks;
+	ktime_t armed;
+	int cpu;
+	int ret;
+};
+
+static void remote_arm_fn(void *info)
+{
+	struct remote_arm *r = info;
+
+	r->cpu = raw_smp_processor_id();
+	if (r->p) {
+		r->p->ticks = r->ticks;
+		r->p->arm_cpu = r->cpu;
+	}
+	r->armed = ktime_get();
+	if (r->p)
+		r->p->armed = r->armed;
+	r->ret = r->c ? setcallout(r->c, r->fn, r->arg, r->ticks) :
+			timeout(r->fn, r->arg, r->ticks);
+}
+
+static int arm_on(int cpu, struct remote_arm *r)
+{
+	return smp_call_function_single(cpu, remote_arm_fn, r, 1);
+}
+
+/* Running a function in hardirq context: a pinned hard hrtimer. */
+struct hardirq_call {
+	struct hrtimer t;
+	void (*fn)(void *data);
+	void *data;
+	atomic_t done;
+	bool hardirq;
+	int cpu;
+};
+
+static enum hrtimer_restart hardirq_call_fn(struct hrtimer *t)
+{
+	struct hardirq_call *hc = container_of(t, struct hardirq_call, t);
+
+	hc->hardirq = in_hardirq();
+	hc->cpu = raw_smp_processor_id();
+	hc->fn(hc->data);
+	atomic_set_release(&hc->done, 1);
+	return HRTIMER_NORESTART;
+}
+
+struct client {
+	int cpu_a;		/* the CPU the case thread is pinned to */
+	int cpu_b;		/* another online CPU, or -1 */
+	struct probe probe[NPROBES];
+	struct probe *many;
+	int nmany;
+	struct hold hold;
+	struct periodic per;
+	struct hardirq_call hc;
+};
+
+static void run_hardirq(struct kunit *test, void (*fn)(void *), void *data)
+{
+	struct hardirq_call *hc = &((struct client *)test->priv)->hc;
+	bool fired;
+
+	hc->fn = fn;
+	hc->data = data;
+	atomic_set(&hc->done, 0);
+	hrtimer_start(&hc->t, ns_to_ktime(100 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	fired = wait_count(&hc->done, 1, LATE_NS);
+	hrtimer_cancel(&hc->t);		/* waits for the callback to return */
+	KUNIT_ASSERT_TRUE_MSG(test, fired, "the hard hrtimer did not fire");
+	KUNIT_ASSERT_TRUE_MSG(test, hc->hardirq,
+			      "the hard hrtimer did not run in hardirq context");
+}
+
+/* The atomic contexts unsetcallout_sync() must refuse. */
+enum atomic_where { AT_PREEMPT_OFF, AT_IRQS_OFF, AT_SPINLOCK, AT_BH_OFF, AT_HARDIRQ };
+
+static DEFINE_SPINLOCK(client_lock);
+
+static void run_in(struct kunit *test, enum atomic_where where,
+		   void (*fn)(void *), void *data)
+{
+	unsigned long flags;
+
+	switch (where) {
+	case AT_PREEMPT_OFF:
+		preempt_disable();
+		fn(data);
+		preempt_enable();
+		break;
+	case AT_IRQS_OFF:
+		local_irq_save(flags);
+		fn(data);
+		local_irq_restore(flags);
+		break;
+	case AT_SPINLOCK:
+		spin_lock(&client_lock);
+		fn(data);
+		spin_unlock(&client_lock);
+		break;
+	case AT_BH_OFF:
+		local_bh_disable();
+		fn(data);
+		local_bh_enable();
+		break;
+	case AT_HARDIRQ:
+		run_hardirq(test, fn, data);
+		break;
+	}
+}
+
+static void need_two_cpus(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+
+	if (ctx->cpu_b < 0)
+		kunit_skip(test, "needs two online CPUs");
+}
+
+static int pin(int cpu)
+{
+	return set_cpus_allowed_ptr(current, cpumask_of(cpu));
+}
+
+/* twheel_tick_ns(): within the range the tick_ns parameter allows. */
+static void twheel_tick_ns_in_documented_range(struct kunit *test)
+{
+	u64 tick = twheel_tick_ns();
+
+	KUNIT_EXPECT_GE_MSG(test, tick, 10 * NSEC_PER_USEC,
+			    "tick of %llu ns, below 10 us", tick);
+	KUNIT_EXPECT_LE_MSG(test, tick, NSEC_PER_SEC,
+			    "tick of %llu ns, above 1 s", tick);
+	KUNIT_EXPECT_EQ(test, twheel_tick_ns(), tick);
+}
+
+/* ns = ticks * twheel_tick_ns() + delta; or U64_MAX when @max. */
+struct ns_case {
+	u64 ticks;
+	s64 delta;
+	bool max;
+	const char *desc;
+};
+
+static const struct ns_case ns_cases[] = {
+	{ .ticks = 0, .delta = 0, .desc = "0 ns" },
+	{ .ticks = 0, .delta = 1, .desc = "1 ns" },
+	{ .ticks = 1, .delta = -1, .desc = "1 tick less 1 ns" },
+	{ .ticks = 1, .delta = 0, .desc = "1 tick" },
+	{ .ticks = 1, .delta = 1, .desc = "1 tick and 1 ns" },
+	{ .ticks = 2, .delta = -1, .desc = "2 ticks less 1 ns" },
+	{ .ticks = 2, .delta = 0, .desc = "2 ticks" },
+	{ .ticks = 2, .delta = 1, .desc = "2 ticks and 1 ns" },
+	{ .ticks = 1000, .delta = -1, .desc = "1000 ticks less 1 ns" },
+	{ .ticks = 1000, .delta = 1, .desc = "1000 ticks and 1 ns" },
+	{ .ticks = 1ULL << 32, .delta = 0, .desc = "2^32 ticks" },
+	{ .ticks = 1ULL << 32, .delta = 1, .desc = "2^32 ticks and 1 ns" },
+	{ .max = true, .desc = "U64_MAX ns" },
+};
+
+static void ns_case_desc(const struct ns_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ns, ns_cases, ns_case_desc);
+
+/* twheel_ns_to_ticks(): whole ticks, rounded up. */
+static void twheel_ns_to_ticks_rounds_up(struct kunit *test)
+{
+	const struct ns_case *c = test->param_value;
+	u64 tick = twheel_tick_ns();
+	u64 ns, want;
+
+	if (c->max) {
+		ns = U64_MAX;
+		want = U64_MAX / tick + (U64_MAX % tick ? 1 : 0);
+	} else {
+		ns = c->ticks * tick + (u64)c->delta;
+		want = c->ticks + (c->delta > 0 ? 1 : 0);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, (u64)twheel_ns_to_ticks(ns), want,
+			    "twheel_ns_to_ticks(%llu) with a tick of %llu ns",
+			    ns, tick);
+}
+
+/* Delays around the default geometry's edges (64 slots a level). */
+struct ticks_case {
+	unsigned long ticks;
+	const char *desc;
+};
+
+static const struct ticks_case ticks_cases[] = {
+	{ 0, "0 ticks (the next tick)" },
+	{ 1, "1 tick" },
+	{ 2, "2 ticks" },
+	{ 3, "3 ticks" },
+	{ 10, "10 ticks" },
+	{ 63, "63 ticks" },
+	{ 64, "64 ticks" },
+	{ 65, "65 ticks" },
+	{ 127, "127 ticks" },
+	{ 128, "128 ticks" },
+	{ 129, "129 ticks" },
+};
+
+/* Around the third level's edge: seconds each, at the default tick. */
+static const struct ticks_case slow_ticks_cases[] = {
+	{ 4095, "4095 ticks" },
+	{ 4096, "4096 ticks" },
+	{ 4097, "4097 ticks" },
+};
+
+static void ticks_case_desc(const struct ticks_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ticks, ticks_cases, ticks_case_desc);
+KUNIT_ARRAY_PARAM(slow_ticks, slow_ticks_cases, ticks_case_desc);
+
+/*
+ * setcallout(): armed for n ticks, func(arg) runs once, strictly more than
+ * n ticks after the call, in softirq context on the arming CPU.
+ */
+static void setcallout_runs_after_ticks(struct kunit *test)
+{
+	const struct ticks_case *tc = test->param_value;
+	struct probe *p = &((struct client *)test->priv)->probe[0];
+
+	/* idle -> pending */
+	KUNIT_ASSERT_EQ(test, arm(&p->c, probe_fn, p, tc->ticks), 0);
+	check_ran(test, p, 1, "setcallout()");
+	KUNIT_EXPECT_EQ(test, p->fn, RAN_PROBE);
+	KUNIT_EXPECT_FALSE_MSG(test, p->pending,
+			       "callout_pending() true in its own function");
+	/* pending -> run -> idle */
+	KUNIT_EXPECT_FALSE(test, callout_pending(&p->c));
+	KUNIT_EXPECT_EQ(test, unsetcallout(&p->c), 0);
+	kunit_info(test, "%lu ticks of %llu ns: ran %lld ns after the call\n",
+		   tc->ticks, twheel_tick_ns(),
+		   ktime_to_ns(ktime_sub(p->at, p->armed)));
+}
+
+static void setcallout_runs_after_thousands_of_ticks(struct kunit *test)
+{
+	setcallout_runs_after_ticks(test);
+}
+
+/*
+ * setcallout() with 0 ticks runs on the next tick: before a callout armed
+ * at the same moment for 1 tick, which may not run on the next tick.
+ */
+static void setcallout_zero_ticks_runs_on_next_tick(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct probe *p0 = &ctx->probe[0], *p1 = &ctx->probe[1];
+	unsigned long flags;
+	int round;
+
+	for (round = 0; round < 5; round++) {
+		atomic_set(&p0->runs, 0);
+		atomic_set(&p1->runs, 0);
+		local_irq_save(flags);
+		KUNIT_EXPECT_EQ(test, arm(&p0->c, probe_fn, p0, 0), 0);
+		KUNIT_EXPECT_EQ(test, arm(&p1->c, probe_fn, p1, 1), 0);
+		local_irq_restore(flags);
+		check_ran(test, p0, 1, "setcallout(0 ticks)");
+		check_ran(test, p1, 1, "setcallout(1 tick)");
+		KUNIT_EXPECT_LT_MSG(test, p0->seq, p1->seq,
+				    "round %d: 0 ticks ran after 1 tick armed with it",
+				    round);
+	}
+}
+
+/*
+ * setcallout() returns 0 on an idle handle and 1 on a pending one, which it
+ * re-arms: the new func and arg run, once, the old ones not.
+ */
+static void setcallout_returns_whether_pending(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct probe *p0 = &ctx->probe[0], *p1 = &ctx->probe[1];
+	unsigned long flags;
+	int first, second;
+	bool pending;
+
+	KUNIT_EXPECT_FALSE(test, callout_pending(&p0->c));
+	/* Interrupts off: nothing can run on this CPU between the calls. */
+	local_irq_save(flags);
+	first = arm(&p0->c, probe_fn, p0, 0);		/* idle -> pending */
+	second = arm(&p0->c, alt_fn, p1, 0);		/* pending -> pending */
+	pending = callout_pending(&p0->c);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ_MSG(test, first, 0, "setcallout() of an idle handle");
+	KUNIT_EXPECT_EQ_MSG(test, second, 1, "setcallout() of a pending handle");
+	KUNIT_EXPECT_TRUE(test, pending);
+
+	check_ran(test, p1, 1, "re-armed with a new func and arg");
+	KUNIT_EXPECT_EQ_MSG(test, p1->fn, RAN_ALT, "the old func ran");
+	check_quiet(test, p0, 0, 0, "the old arg");
+	KUNIT_EXPECT_FALSE(test, callout_pending(&p0->c));
+}
+
+/* Re-arming a pending handle: first ticks, then second ticks. */
+struct rearm_case {
+	bool far;		/* first is far_ticks() */
+	unsigned long first;
+	unsigned long second;
+	const char *desc;
+};
+
+static const struct rearm_case rearm_cases[] = {
+	{ .far = true, .second = 0, .desc = "far, then 0 ticks" },
+	{ .first = 0, .second = 50, .desc = "0, then 50 ticks" },
+	{ .first = 100, .second = 2, .desc = "100, then 2 ticks" },
+	{ .first = 3, .second = 3, .desc = "3, then 3 ticks" },
+	{ .first = 5, .second = 70, .desc = "5, then 70 ticks" },
+};
+
+static void rearm_case_desc(const struct rearm_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rearm, rearm_cases, rearm_case_desc);
+
+/* setcallout() of a pending handle: it runs once, timed by the new call. */
+static void setcallout_rearm_pending_moves_expiry(struct kunit *test)
+{
+	const struct rearm_case *rc = test->param_value;
+	struct probe *p = &((struct client *)test->priv)->probe[0];
+	unsigned long first = rc->far ? far_ticks() : rc->first;
+	unsigned long flags;
+	int ret0, ret1;
+
+	local_irq_save(flags);
+	ret0 = arm(&p->c, probe_fn, p, first);
+	ret1 = arm(&p->c, probe_fn, p, rc->second);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ret0, 0);
+	KUNIT_EXPECT_EQ(test, ret1, 1);
+	check_ran(test, p, 1, "re-armed");
+	check_quiet(test, p, 1, 0, "re-armed");
+}
+
+/* A setcallout() that must fail with -EINVAL. */
+struct bad_set {
+	bool null_c;
+	bool null_fn;
+	unsigned long ticks;
+	const char *desc;
+};
+
+static const struct bad_set bad_sets[] = {
+	{ .null_c = true, .desc = "NULL handle" },
+	{ .null_fn = true, .desc = "NULL func" },
+	{ .ticks = CALLOUT_MAX_TICKS + 1, .desc = "CALLOUT_MAX_TICKS + 1" },
+	{ .ticks = ULONG_MAX, .desc = "ULONG_MAX ticks" },
+};
+
+static void bad_set_desc(const struct bad_set *b, char *desc)
+{
+	strscpy(desc, b->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(bad_set, bad_sets, bad_set_desc);
+
+/*
+ * setcallout() with invalid arguments: -EINVAL, nothing changed.  A pending
+ * handle stays pending and runs its old func(arg) at its old time; an idle
+ * one stays idle.
+ */
+static void setcallout_rejects_invalid(struct kunit *test)
+{
+	const struct bad_set *b = test->param_value;
+	struct client *ctx = test->priv;
+	struct probe *pa = &ctx->probe[0];	/* pending */
+	struct probe *pb = &ctx->probe[1];	/* idle */
+	struct probe *bad = &ctx->probe[2];	/* the bad calls' arg */
+	callout_func_t fn = b->null_fn ? NULL : alt_fn;
+	unsigned long n = twheel_ns_to_ticks(50 * NSEC_PER_MSEC);
+	unsigned long flags;
+	int ret_a, ret_b;
+	bool pend_a, pend_b;
+
+	local_irq_save(flags);
+	KUNIT_EXPECT_EQ(test, arm(&pa->c, probe_fn, pa, n), 0);
+	ret_a = setcallout(b->null_c ? NULL : &pa->c, fn, bad, b->ticks);
+	pend_a = callout_pending(&pa->c);
+	ret_b = setcallout(b->null_c ? NULL : &pb->c, fn, bad, b->ticks);
+	pend_b = callout_pending(&pb->c);
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_EQ_MSG(test, ret_a, -EINVAL, "%s, pending handle", b->desc);
+	KUNIT_EXPECT_TRUE_MSG(test, pend_a, "%s: pending handle changed", b->desc);
+	KUNIT_EXPECT_EQ_MSG(test, ret_b, -EINVAL, "%s, idle handle", b->desc);
+	KUNIT_EXPECT_FALSE_MSG(test, pend_b, "%s: idle handle armed", b->desc);
+
+	/* The pending one runs as first armed, strictly after its n ticks. */
+	check_ran(test, pa, 1, "pending handle after a rejected setcallout()");
+	KUNIT_EXPECT_EQ(test, pa->fn, RAN_PROBE);
+	check_quiet(test, bad, 0, n, "the rejected call's arg");
+	KUNIT_EXPECT_FALSE(test, callout_pending(&pb->c));
+}
+
+/*
+ * setcallout() of a never-initialised handle (all zeroes, as static or
+ * kzalloc()ed memory is): -EINVAL, and the handle's bytes left untouched.
+ */
+static void setcallout_uninitialised_handle_rejected(struct kunit *test)
+{
+	struct probe *p = &((struct client *)test->priv)->probe[0];
+	struct callout *c, *copy;
+	int ret;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	copy = kunit_kzalloc(test, sizeof(*copy), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, copy);
+
+	ret = setcallout(c, probe_fn, p, 0);
+	if (ret >= 0)			/* do not leave it armed */
+		unsetcallout_sync(c);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(c, copy, sizeof(*c)), 0,
+			    "the rejected handle was written to");
+	check_quiet(test, p, 0, 0, "a never-initialised handle");
+}
+
+/* Far delays, up to the longest allowed; past the default geometry's range. */
+struct far_case {
+	unsigned long ticks;
+	const char *desc;
+};
+
+static const struct far_case far_cases[] = {
+	{ 1UL << 12, "2^12 ticks" },
+	{ 1UL << 18, "2^18 ticks" },
+	{ (1UL << 24) - 1, "2^24 - 1 ticks" },
+	{ 1UL << 24, "2^24 ticks" },
+	{ 1UL << 32, "2^32 ticks" },
+	{ CALLOUT_MAX_TICKS - 1, "CALLOUT_MAX_TICKS - 1" },
+	{ CALLOUT_MAX_TICKS, "CALLOUT_MAX_TICKS" },
+};
+
+static void far_case_desc(const struct far_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(far, far_cases, far_case_desc);
+
+/*
+ * setcallout() up to CALLOUT_MAX_TICKS is accepted; the callout stays
+ * pending, does not run early, and unsetcallout() cancels it.
+ */
+static void setcallout_far_ticks_stay_pending(struct kunit *test)
+{
+	const struct far_case *fc = test->param_value;
+	struct probe *p = &((struct client *)test->priv)->probe[0];
+
+	KUNIT_ASSERT_EQ(test, arm(&p->c, probe_fn, p, fc->ticks), 0);
+	spin_ns(ticks_ns(10) + 20 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_TRUE(test, callout_pending(&p->c));
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 0);
+	KUNIT_EXPECT_EQ(test, unsetcallout(&p->c), 1);
+	KUNIT_EXPECT_FALSE(test, callout_pending(&p->c));
+}
+
+static const char * const arming_ways[] = {
+	"setcallout() in a pinned thread",
+	"timeout() in a pinned thread",
+	"setcallout() in an IPI",
+	"timeout() in an IPI",
+};
+
+/*
+ * setcallout() and timeout() run on the arming CPU: every online CPU, armed
+ * from a thread pinned there and from an IPI to it.
+ */
+static void setcallout_runs_on_arming_cpu(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct remote_arm r;
+	struct probe *p;
+	int cpu, n = 0, i;
+
+	for_each_online_cpu(cpu) {
+		if (n + 4 > NPROBES)
+			break;
+		KUNIT_ASSERT_EQ(test, pin(cpu), 0);
+		KUNIT_ASSERT_EQ(test, (int)raw_smp_processor_id(), cpu);
+		p = &ctx->probe[n];
+		KUNIT_EXPECT_EQ(test, arm(&p[0].c, probe_fn, &p[0], 1), 0);
+		KUNIT_EXPECT_EQ(test, arm_timeout(probe_fn, &p[1], 1), 0);
+		KUNIT_ASSERT_EQ(test, pin(ctx->cpu_a), 0);
+
+		r = (struct remote_arm){ .c = &p[2].c, .fn = probe_fn,
+					 .arg = &p[2], .p = &p[2], .ticks = 1 };
+		KUNIT_ASSERT_EQ(test, arm_on(cpu, &r), 0);
+		KUNIT_EXPECT_EQ(test, r.ret, 0);
+		r = (struct remote_arm){ .fn = probe_fn, .arg = &p[3],
+					 .p = &p[3], .ticks = 1 };
+		KUNIT_ASSERT_EQ(test, arm_on(cpu, &r), 0);
+		KUNIT_EXPECT_EQ(test, r.ret, 0);
+		n += 4;
+	}
+	for (i = 0; i < n; i++)
+		check_ran(test, &ctx->probe[i], 1, arming_ways[i % 4]);
+}
+
+/* What setcallout_in_hardirq_context() does in a hard hrtimer. */
+struct hardirq_ops {
+	struct probe *p[4];
+	unsigned long far;
+	int ret[7];
+	bool pending;
+};
+
+static const struct {
+	int want;
+	const char *what;
+} hardirq_want[] = {
+	{ 0, "setcallout() of an idle handle" },
+	{ 1, "setcallout() re-arming it" },
+	{ 0, "timeout()" },
+	{ 0, "setcallout() of another idle handle" },
+	{ 1, "unsetcallout() of it" },
+	{ 0, "timeout() of another arg" },
+	{ 1, "untimeout() of it" },
+};
+
+static void hardirq_ops_fn(void *data)
+{
+	struct hardirq_ops *o = data;
+
+	o->ret[0] = arm(&o->p[0]->c, probe_fn, o->p[0], 2);
+	o->ret[1] = arm(&o->p[0]->c, probe_fn, o->p[0], 2);
+	o->ret[2] = arm_timeout(probe_fn, o->p[1], 2);
+	o->ret[3] = setcallout(&o->p[2]->c, probe_fn, o->p[2], o->far);
+	o->ret[4] = unsetcallout(&o->p[2]->c);
+	o->ret[5] = timeout(probe_fn, o->p[3], o->far);
+	o->ret[6] = untimeout(probe_fn, o->p[3]);
+	o->pending = callout_pending(&o->p[0]->c);
+}
+
+/*
+ * setcallout(), unsetcallout(), timeout() and untimeout() from hardirq
+ * context: the documented return values, and what was armed runs on the
+ * hrtimer's CPU.
+ */
+static void setcallout_in_hardirq_context(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct hardirq_ops o = { .far = far_ticks() };
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		o.p[i] = &ctx->probe[i];
+	run_hardirq(test, hardirq_ops_fn, &o);
+	for (i = 0; i < ARRAY_SIZE(hardirq_want); i++)
+		KUNIT_EXPECT_EQ_MSG(test, o.ret[i], hardirq_want[i].want,
+				    "%s in hardirq context", hardirq_want[i].what);
+	KUNIT_EXPECT_TRUE(test, o.pending);
+	check_ran(test, o.p[0], 1, "setcallout() in hardirq context");
+	check_ran(test, o.p[1], 1, "timeout() in hardirq context");
+	KUNIT_EXPECT_EQ(test, o.p[0]->cpu, ctx->hc.cpu);
+	check_quiet(test, o.p[2], 0, 2, "unsetcallout() in hardirq context");
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&o.p[3]->runs), 0,
+			    "untimeout() in hardirq context");
+}
+
+/* Periods of a callout that re-arms itself. */
+static const struct ticks_case period_cases[] = {
+	{ 0, "period 0 ticks" },
+	{ 1, "period 1 tick" },
+	{ 5, "period 5 ticks" },
+	{ 64, "period 64 ticks" },
+};
+
+KUNIT_ARRAY_PARAM(period, period_cases, ticks_case_desc);
+
+/*
+ * setcallout() from the callout's own function re-arms it (returning 0: a
+ * running callout is not pending); each run strictly more than a period
+ * after the one before, on the same CPU; and it stops when no longer
+ * re-armed.
+ */
+static void setcallout_rearm_in_own_function(struct kunit *test)
+{
+	const struct ticks_case *tc = test->param_value;
+	struct client *ctx = test->priv;
+	struct periodic *pr = &ctx->per;
+	s64 gap, period_ns = ticks_ns(tc->ticks);
+	int i;
+
+	pr->period = tc->ticks;
+	pr->limit = NRUNS;
+	pr->armed = ktime_get();
+	KUNIT_ASSERT_EQ(test, setcallout(&pr->c, periodic_fn, pr, pr->period), 0);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&pr->runs, NRUNS, LATE_NS),
+			      "ran %d of %d times", atomic_read(&pr->runs), NRUNS);
+	spin_ns(quiet_ns(tc->ticks));
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&pr->runs), NRUNS,
+			    "ran on after it stopped re-arming itself");
+	KUNIT_EXPECT_FALSE(test, callout_pending(&pr->c));
+
+	for (i = 0; i < NRUNS; i++) {
+		gap = ktime_to_ns(ktime_sub(pr->at[i],
+					    i ? pr->at[i - 1] : pr->armed));
+		KUNIT_EXPECT_GT_MSG(test, gap, period_ns,
+				    "run %d came %lld ns after the previous re-arm, period %lld ns",
+				    i, gap, period_ns);
+		KUNIT_EXPECT_EQ_MSG(test, pr->cpu[i], ctx->cpu_a, "run %d", i);
+		KUNIT_EXPECT_FALSE_MSG(test, pr->pending[i],
+				       "run %d: callout_pending() in its own function", i);
+		if (i + 1 == NRUNS)
+			break;
+		KUNIT_EXPECT_EQ_MSG(test, pr->ret[i], 0,
+				    "run %d: setcallout() in its own function", i);
+		KUNIT_EXPECT_TRUE_MSG(test, pr->rearmed[i],
+				      "run %d: not pending after re-arming", i);
+	}
+}
+
+/* Re-arms itself, cancels that, and cancels its peer. */
+static void own_cancel_fn(void *arg)
+{
+	struct probe *p = arg;
+
+	record(p, RAN_OWN);
+	p->res[0] = setcallout(&p->c, own_cancel_fn, p, 0);
+	p->res[1] = unsetcallout(&p->c);
+	p->res[2] = callout_pending(&p->c);
+	p->res[3] = unsetcallout(&p->peer->c);
+	done(p);
+}
+
+/* unsetcallout() from a callout's own function, of itself and of another. */
+static void setcallout_cancel_in_own_function(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct probe *p = &ctx->probe[0], *peer = &ctx->probe[1];
+
+	p->peer = peer;
+	KUNIT_ASSERT_EQ(test, arm(&peer->c, probe_fn, peer, far_ticks()), 0);
+	KUNIT_ASSERT_EQ(test, arm(&p->c, own_cancel_fn, p, 0), 0);
+	check_ran(test, p, 1, "own_cancel_fn()");
+	KUNIT_EXPECT_EQ_MSG(test, p->res[0], 0, "setcallout() re-arming itself");
+	KUNIT_EXPECT_EQ_MSG(test, p->res[1], 1, "unsetcallout() of itself, re-armed");
+	KUNIT_EXPECT_EQ_MSG(test, p->res[2], 0, "callout_pending() after that");
+	KUNIT_EXPECT_EQ_MSG(test, p->res[3], 1, "unsetcallout() of a pending peer");
+	check_quiet(test, p, 1, 0, "cancelled in its own function");
+	KUNIT_EXPECT_FALSE(test, callout_pending(&p->c));
+	KUNIT_EXPECT_FALSE(test, callout_pending(&peer->c));
+	KUNIT_EXPECT_EQ(test, atomic_read(&peer->runs), 0);
+}
+
+/*
+ * setcallout() while func runs on another CPU: the handle stays on that
+ * CPU, and its next run starts only after the running one returned.
+ */
+static void setcallout_rearm_running_stays_on_cpu(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct hold *h = &ctx->hold;
+	struct remote_arm r = { .c = &h->c, .fn = hold_fn, .arg = h };
+	bool pending_running, pending_rearmed;
+	int ret;
+
+	need_two_cpus(test);
+	hold_reset(h, SAFETY_NS, 0);
+	KUNIT_ASSERT_EQ(test, arm_on(ctx->cpu_b, &r), 0);
+	KUNIT_ASSERT_EQ(test, r.ret, 0);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&h->entered, 1, LATE_NS),
+			      "did not run on CPU %d", ctx->cpu_b);
+
+	/* running on cpu_b -> running and pending */
+	pending_running = callout_pending(&h->c);
+	ret = setcallout(&h->c, hold_fn, h, 0);
+	pending_rearmed = callout_pending(&h->c);
+	atomic_set_release(&h->release, 1);
+
+	KUNIT_EXPECT_FALSE_MSG(test, pending_running,
+			       "callout_pending() true while it runs");
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "setcallout() while it runs elsewhere");
+	KUNIT_EXPECT_TRUE(test, pending_rearmed);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&h->runs, 2, LATE_NS),
+			      "re-armed while running: ran %d of 2 times",
+			      atomic_read(&h->runs));
+	KUNIT_EXPECT_EQ(test, h->cpu[0], ctx->cpu_b);
+	KUNIT_EXPECT_EQ_MSG(test, h->cpu[1], ctx->cpu_b,
+			    "re-armed on CPU %d while running on CPU %d: ran on CPU %d",
+			    ctx->cpu_a, ctx->cpu_b, h->cpu[1]);
+	KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(h->overlapped),
+			       "one handle's function ran on two CPUs at once");
+	KUNIT_EXPECT_FALSE_MSG(test, ktime_before(h->start[1], h->end[0]),
+			       "second run began %lld ns before the first returned",
+			       ktime_to_ns(ktime_sub(h->end[0], h->start[1])));
+}
+
+/*
+ * Many handles on both CPUs, some re-armed while pending and some
+ * cancelled: each runs once or never, as its last call says, on time.
+ */
+static void setcallout_many_handles_run_once(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	int half, i, want, expected = 0, ran;
+	unsigned long flags, ticks, maxticks = 0;
+	struct probe *p;
+	ktime_t end;
+	bool *cancelled;
+	int r0, r1;
+
+	cancelled = kunit_kcalloc(test, NMANY, sizeof(*cancelled), GFP_KERNEL);
+	ctx->many = kunit_kcalloc(test, NMANY, sizeof(*ctx->many), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cancelled);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->many);
+	for (i = 0; i < NMANY; i++)
+		callout_init(&ctx->many[i].c);
+	ctx->nmany = NMANY;
+
+	for (half = 0; half < 2; half++) {
+		KUNIT_ASSERT_EQ(test, pin(half && ctx->cpu_b >= 0 ?
+					  ctx->cpu_b : ctx->cpu_a), 0);
+		for (i = half * NMANY / 2; i < (half + 1) * NMANY / 2; i++) {
+			p = &ctx->many[i];
+			ticks = (i * 37) % 211;
+			want = 1;
+			r1 = 1;
+			local_irq_save(flags);
+			r0 = arm(&p->c, probe_fn, p, ticks);
+			switch (i % 4) {
+			case 1:		/* pending -> re-armed, other ticks */
+				ticks = (i * 11) % 97;
+				r1 = arm(&p->c, probe_fn, p, ticks);
+				break;
+			case 2:		/* pending -> idle */
+				r1 = unsetcallout(&p->c);
+				cancelled[i] = true;
+				want = 0;
+				break;
+			case 3:		/* pending -> re-armed, same ticks */
+				r1 = arm(&p->c, probe_fn, p, ticks);
+				break;
+			}
+			local_irq_restore(flags);
+			KUNIT_EXPECT_EQ_MSG(test, r0, 0, "handle %d: setcallout()", i);
+			KUNIT_EXPECT_EQ_MSG(test, r1, 1, "handle %d: second call", i);
+			expected += want;
+			maxticks = max(maxticks, ticks);
+		}
+	}
+	KUNIT_ASSERT_EQ(test, pin(ctx->cpu_a), 0);
+
+	end = ktime_add_ns(ktime_get(), LATE_NS);
+	do {
+		ran = 0;
+		for (i = 0; i < NMANY; i++)
+			ran += !cancelled[i] &&
+			       atomic_read_acquire(&ctx->many[i].runs);
+	} while (ran < expected && ktime_before(ktime_get(), end));
+	KUNIT_ASSERT_EQ_MSG(test, ran, expected, "handles that ran");
+	spin_ns(quiet_ns(maxticks));
+
+	for (i = 0; i < NMANY; i++) {
+		p = &ctx->many[i];
+		want = cancelled[i] ? 0 : 1;
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read_acquire(&p->runs), want,
+				    "handle %d (case %d) ran %d times",
+				    i, i % 4, atomic_read(&p->runs));
+		if (want && atomic_read(&p->runs))
+			check_record(test, p, "one of many handles");
+	}
+}
+
+/* unsetcallout() returns 1 for a pending handle, which then never runs. */
+static void unsetcallout_returns_whether_pending(struct kunit *test)
+{
+	struct probe *p = &((struct client *)test->priv)->probe[0];
+	unsigned long flags;
+	int idle, armed, cancel, again;
+	bool pending;
+
+	local_irq_save(flags);
+	idle = unsetcallout(&p->c);		/* idle -> idle */
+	armed = arm(&p->c, probe_fn, p, 0);	/* idle -> pending */
+	cancel = unsetcallout(&p->c);		/* pending -> idle */
+	pending = callout_pending(&p->c);
+	again = unsetcallout(&p->c);		/* idle -> idle */
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_EQ_MSG(test, idle, 0, "unsetcallout() of a fresh handle");
+	KUNIT_EXPECT_EQ(test, armed, 0);
+	KUNIT_EXPECT_EQ_MSG(test, cancel, 1, "unsetcallout() of a pending handle");
+	KUNIT_EXPECT_FALSE(test, pending);
+	KUNIT_EXPECT_EQ_MSG(test, again, 0, "unsetcallout() of a cancelled handle");
+	check_quiet(test, p, 0, 0, "cancelled by unsetcallout()");
+
+	/* A cancelled handle arms again as an idle one. */
+	KUNIT_EXPECT_EQ(test, arm(&p->c, probe_fn, p, 1), 0);
+	check_ran(test, p, 1, "armed again after unsetcallout()");
+	KUNIT_EXPECT_EQ(test, unsetcallout(&p->c), 0);
+}
+
+/*
+ * unsetcallout() while func runs on another CPU returns 0 at once, without
+ * waiting for it (which is still running when it returns).
+ */
+static void unsetcallout_running_does_not_wait(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct hold *h = &ctx->hold;
+	struct remote_arm r = { .c = &h->c, .fn = hold_fn, .arg = h };
+	int ret, returned;
+	bool pending;
+
+	need_two_cpus(test);
+	hold_reset(h, SAFETY_NS, 0);
+	KUNIT_ASSERT_EQ(test, arm_on(ctx->cpu_b, &r), 0);
+	KUNIT_ASSERT_EQ(test, r.ret, 0);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&h->entered, 1, LATE_NS),
+			      "did not run on CPU %d", ctx->cpu_b);
+
+	pending = callout_pending(&h->c);
+	ret = unsetcallout(&h->c);
+	returned = atomic_read_acquire(&h->runs);
+	atomic_set_release(&h->release, 1);
+
+	KUNIT_EXPECT_FALSE_MSG(test, pending, "callout_pending() while it runs");
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "unsetcallout() of a running callout");
+	KUNIT_EXPECT_EQ_MSG(test, returned, 0,
+			    "unsetcallout() waited for the running function");
+	KUNIT_ASSERT_TRUE(test, wait_count(&h->runs, 1, LATE_NS));
+	spin_ns(quiet_ns(0));
+	KUNIT_EXPECT_EQ(test, atomic_read(&h->runs), 1);
+}
+
+/*
+ * unsetcallout_sync(): 0 for an idle handle, 1 for a pending one, which
+ * never runs; either way nothing is pending or running when it returns.
+ */
+static void unsetcallout_sync_returns_whether_pending(struct kunit *test)
+{
+	struct probe *p = &((struct client *)test->priv)->probe[0];
+	int round, ret, runs;
+
+	KUNIT_EXPECT_EQ_MSG(test, unsetcallout_sync(&p->c), 0,
+			    "unsetcallout_sync() of a fresh handle");
+	KUNIT_ASSERT_EQ(test, arm(&p->c, probe_fn, p, far_ticks()), 0);
+	KUNIT_EXPECT_EQ_MSG(test, unsetcallout_sync(&p->c), 1,
+			    "unsetcallout_sync() of a pending handle");
+	KUNIT_EXPECT_FALSE(test, callout_pending(&p->c));
+	KUNIT_EXPECT_EQ_MSG(test, unsetcallout_sync(&p->c), 0,
+			    "unsetcallout_sync() of a cancelled handle");
+
+	/* Racing the next tick: 1 and never run, or 0 and already returned. */
+	for (round = 0; round < 5; round++) {
+		atomic_set(&p->runs, 0);
+		KUNIT_ASSERT_EQ(test, arm(&p->c, probe_fn, p, 0), 0);
+		spin_ns(round * twheel_tick_ns() / 2);
+		ret = unsetcallout_sync(&p->c);
+		runs = atomic_read_acquire(&p->runs);
+		KUNIT_EXPECT_EQ_MSG(test, runs, ret ? 0 : 1,
+				    "round %d: unsetcallout_sync() returned %d", round, ret);
+		KUNIT_EXPECT_FALSE(test, callout_pending(&p->c));
+		check_quiet(test, p, runs, 0, "after unsetcallout_sync()");
+	}
+}
+
+/*
+ * unsetcallout_sync() while func runs on another CPU waits for it to
+ * return, and returns 0 (it was not pending).
+ */
+static void unsetcallout_sync_waits_for_running(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct hold *h = &ctx->hold;
+	struct remote_arm r;
+	ktime_t called = 0, returned_at = 0;
+	int attempt, ret, returned;
+	bool overlapped = false;
+
+	need_two_cpus(test);
+	for (attempt = 0; attempt < 5 && !overlapped; attempt++) {
+		hold_reset(h, HOLD_NS, 0);
+		r = (struct remote_arm){ .c = &h->c, .fn = hold_fn, .arg = h };
+		KUNIT_ASSERT_EQ(test, arm_on(ctx->cpu_b, &r), 0);
+		KUNIT_ASSERT_EQ(test, r.ret, 0);
+		KUNIT_ASSERT_TRUE_MSG(test, wait_count(&h->entered, 1, LATE_NS),
+				      "did not run on CPU %d", ctx->cpu_b);
+
+		called = ktime_get();
+		ret = unsetcallout_sync(&h->c);
+		returned_at = ktime_get();
+		returned = atomic_read_acquire(&h->runs);
+
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0,
+				    "unsetcallout_sync() of a running callout");
+		KUNIT_EXPECT_EQ_MSG(test, returned, 1,
+				    "unsetcallout_sync() returned while its function ran");
+		KUNIT_EXPECT_FALSE(test, callout_pending(&h->c));
+		if (returned)
+			KUNIT_EXPECT_FALSE(test, ktime_before(returned_at, h->end[0]));
+		overlapped = ktime_before(called, h->end[0]);
+	}
+	if (overlapped)
+		kunit_info(test, "waited %lld ns for the running function\n",
+			   ktime_to_ns(ktime_sub(returned_at, called)));
+	else
+		kunit_info(test, "not exercised: each time, the function had returned before the call\n");
+}
+
+/*
+ * unsetcallout_sync() of a callout that runs on another CPU and has
+ * re-armed itself: 1 (it was pending and now will not run), after the
+ * running function returned.
+ */
+static void unsetcallout_sync_running_rearmed_returns_pending(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct hold *h = &ctx->hold;
+	struct remote_arm r = { .c = &h->c, .fn = hold_fn, .arg = h };
+	int ret, returned;
+
+	need_two_cpus(test);
+	hold_reset(h, HOLD_NS, far_ticks());
+	KUNIT_ASSERT_EQ(test, arm_on(ctx->cpu_b, &r), 0);
+	KUNIT_ASSERT_EQ(test, r.ret, 0);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&h->entered, 1, LATE_NS),
+			      "did not run on CPU %d", ctx->cpu_b);
+
+	KUNIT_EXPECT_TRUE_MSG(test, callout_pending(&h->c),
+			      "not pending after re-arming in its own function");
+	ret = unsetcallout_sync(&h->c);
+	returned = atomic_read_acquire(&h->runs);
+	KUNIT_EXPECT_EQ_MSG(test, h->rearm_ret, 0,
+			    "setcallout() re-arming in its own function");
+	KUNIT_EXPECT_EQ_MSG(test, ret, 1,
+			    "unsetcallout_sync() of a running, re-armed callout");
+	KUNIT_EXPECT_EQ_MSG(test, returned, 1,
+			    "unsetcallout_sync() returned while its function ran");
+	KUNIT_EXPECT_FALSE(test, callout_pending(&h->c));
+	KUNIT_EXPECT_EQ(test, unsetcallout(&h->c), 0);
+}
+
+/*
+ * unsetcallout_sync() of a callout that re-arms itself every tick on
+ * another CPU: when it returns, the callout is neither pending nor running
+ * and does not run again.
+ */
+static void unsetcallout_sync_stops_self_rearming(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct periodic *pr = &ctx->per;
+	struct remote_arm r;
+	int round, ret, runs;
+
+	need_two_cpus(test);
+	pr->period = 0;
+	pr->limit = 0;
+	pr->busy_ns = 200 * NSEC_PER_USEC;
+	for (round = 0; round < 5; round++) {
+		WRITE_ONCE(pr->stop, false);
+		atomic_set(&pr->runs, 0);
+		r = (struct remote_arm){ .c = &pr->c, .fn = periodic_fn,
+					 .arg = pr };
+		KUNIT_ASSERT_EQ(test, arm_on(ctx->cpu_b, &r), 0);
+		KUNIT_ASSERT_EQ(test, r.ret, 0);
+		KUNIT_ASSERT_TRUE_MSG(test,
+				      wait_count(&pr->runs, 3, LATE_NS),
+				      "round %d: ran %d times", round,
+				      atomic_read(&pr->runs));
+
+		ret = unsetcallout_sync(&pr->c);
+		runs = atomic_read_acquire(&pr->runs);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read_acquire(&pr->in_fn), 0,
+				    "round %d: still running", round);
+		KUNIT_EXPECT_FALSE_MSG(test, callout_pending(&pr->c),
+				       "round %d: still pending", round);
+		KUNIT_EXPECT_TRUE_MSG(test, ret == 0 || ret == 1,
+				      "round %d: unsetcallout_sync() returned %d",
+				      round, ret);
+		spin_ns(quiet_ns(0));
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&pr->runs), runs,
+				    "round %d: ran on after unsetcallout_sync()", round);
+		KUNIT_EXPECT_EQ_MSG(test, pr->cpu[0], ctx->cpu_b, "round %d", round);
+	}
+}
+
+struct try_sync {
+	struct callout *c[2];	/* a pending and an idle handle */
+	bool before[2];
+	int ret[2];
+	bool after[2];
+};
+
+static void try_sync_fn(void *data)
+{
+	struct try_sync *s = data;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		s->before[i] = callout_pending(s->c[i]);
+		s->ret[i] = unsetcallout_sync(s->c[i]);
+		s->after[i] = callout_pending(s->c[i]);
+	}
+}
+
+struct atomic_case {
+	enum atomic_where where;
+	const char *desc;
+};
+
+static const struct atomic_case atomic_cases[] = {
+	{ AT_PREEMPT_OFF, "preemption disabled" },
+	{ AT_IRQS_OFF, "interrupts disabled" },
+	{ AT_SPINLOCK, "spinlock held" },
+	{ AT_BH_OFF, "bottom halves disabled" },
+	{ AT_HARDIRQ, "hardirq (hard hrtimer)" },
+};
+
+static void atomic_case_desc(const struct atomic_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(atomic, atomic_cases, atomic_case_desc);
+
+/*
+ * unsetcallout_sync() from atomic context: -EDEADLK, nothing changed; a
+ * pending handle stays pending, an idle one idle.
+ */
+static void unsetcallout_sync_atomic_context_returns_edeadlk(struct kunit *test)
+{
+	const struct atomic_case *ac = test->param_value;
+	struct client *ctx = test->priv;
+	struct probe *pa = &ctx->probe[0], *pb = &ctx->probe[1];
+	struct try_sync s = { .c = { &pa->c, &pb->c } };
+
+	KUNIT_ASSERT_EQ(test, arm(&pa->c, probe_fn, pa, far_ticks()), 0);
+	run_in(test, ac->where, try_sync_fn, &s);
+
+	KUNIT_EXPECT_TRUE(test, s.before[0]);
+	KUNIT_EXPECT_EQ_MSG(test, s.ret[0], -EDEADLK,
+			    "unsetcallout_sync() of a pending handle, %s", ac->desc);
+	KUNIT_EXPECT_TRUE_MSG(test, s.after[0], "pending handle cancelled, %s",
+			      ac->desc);
+	KUNIT_EXPECT_FALSE(test, s.before[1]);
+	KUNIT_EXPECT_EQ_MSG(test, s.ret[1], -EDEADLK,
+			    "unsetcallout_sync() of an idle handle, %s", ac->desc);
+	KUNIT_EXPECT_FALSE(test, s.after[1]);
+	/* Still armed: unsetcallout() finds it pending. */
+	KUNIT_EXPECT_EQ(test, unsetcallout(&pa->c), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pa->runs), 0);
+}
+
+static const struct {
+	int want;
+	const char *what;
+} own_sync_want[] = {
+	{ 0, "setcallout() re-arming in its own function" },
+	{ 1, "callout_pending() after that" },
+	{ -EDEADLK, "unsetcallout_sync() in its own function, re-armed" },
+	{ 1, "callout_pending() after that -EDEADLK" },
+	{ -EDEADLK, "unsetcallout_sync() in its own function, not re-armed" },
+	{ 0, "callout_pending() after that -EDEADLK" },
+};
+
+/* First run: re-arm, try unsetcallout_sync(); second: try it idle. */
+static void own_sync_fn(void *arg)
+{
+	struct probe *p = arg;
+	int i = atomic_read(&p->runs);
+
+	record(p, RAN_OWN);
+	if (i == 0) {
+		p->res[0] = setcallout(&p->c, own_sync_fn, p, 0);
+		p->res[1] = callout_pending(&p->c);
+		p->res[2] = unsetcallout_sync(&p->c);
+		p->res[3] = callout_pending(&p->c);
+	} else if (i == 1) {
+		p->res[4] = unsetcallout_sync(&p->c);
+		p->res[5] = callout_pending(&p->c);
+	}
+	done(p);
+}
+
+/*
+ * unsetcallout_sync() from the callout's own function: -EDEADLK, nothing
+ * changed, so the re-armed callout still runs a second time.
+ */
+static void unsetcallout_sync_own_function_returns_edeadlk(struct kunit *test)
+{
+	struct probe *p = &((struct client *)test->priv)->probe[0];
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, arm(&p->c, own_sync_fn, p, 0), 0);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&p->runs, 2, LATE_NS),
+			      "ran %d of 2 times", atomic_read(&p->runs));
+	check_quiet(test, p, 2, 0, "own_sync_fn()");
+	for (i = 0; i < ARRAY_SIZE(own_sync_want); i++)
+		KUNIT_EXPECT_EQ_MSG(test, p->res[i], own_sync_want[i].want,
+				    "%s", own_sync_want[i].what);
+	KUNIT_EXPECT_EQ(test, p->cpu, ((struct client *)test->priv)->cpu_a);
+	KUNIT_EXPECT_FALSE(test, callout_pending(&p->c));
+}
+
+/* callout_pending(): true from arming until the run or the cancel. */
+static void callout_pending_follows_state(struct kunit *test)
+{
+	struct probe *p = &((struct client *)test->priv)->probe[0];
+
+	unsigned long far = far_ticks(), flags;
+	bool fresh, armed, rearmed;
+	int ret0, ret1;
+
+	/* Interrupts off: the 1-tick callout cannot run between the calls. */
+	local_irq_save(flags);
+	fresh = callout_pending(&p->c);
+	ret0 = arm(&p->c, probe_fn, p, far);		/* idle -> pending */
+	armed = callout_pending(&p->c);
+	ret1 = arm(&p->c, probe_fn, p, 1);		/* pending -> pending */
+	rearmed = callout_pending(&p->c);
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_FALSE_MSG(test, fresh, "after callout_init()");
+	KUNIT_EXPECT_EQ(test, ret0, 0);
+	KUNIT_EXPECT_TRUE_MSG(test, armed, "armed");
+	KUNIT_EXPECT_EQ(test, ret1, 1);
+	KUNIT_EXPECT_TRUE_MSG(test, rearmed, "re-armed");
+	check_ran(test, p, 1, "re-armed");
+	KUNIT_EXPECT_FALSE_MSG(test, p->pending, "in its own function");
+	KUNIT_EXPECT_FALSE_MSG(test, callout_pending(&p->c), "after its run");
+	KUNIT_ASSERT_EQ(test, arm(&p->c, probe_fn, p, far), 0);
+	KUNIT_EXPECT_EQ(test, unsetcallout(&p->c), 1);
+	KUNIT_EXPECT_FALSE_MSG(test, callout_pending(&p->c), "cancelled");
+}
+
+/* timeout(): as setcallout(), and twheel frees the callout after its run. */
+static void timeout_runs_after_ticks(struct kunit *test)
+{
+	const struct ticks_case *tc = test->param_value;
+	struct probe *p = &((struct client *)test->priv)->probe[0];
+
+	KUNIT_ASSERT_EQ(test, arm_timeout(probe_fn, p, tc->ticks), 0);
+	check_ran(test, p, 1, "timeout()");
+	KUNIT_EXPECT_EQ(test, p->fn, RAN_PROBE);
+	KUNIT_EXPECT_EQ_MSG(test, untimeout(probe_fn, p), 0,
+			    "untimeout() found a timeout that ran");
+	kunit_info(test, "%lu ticks of %llu ns: ran %lld ns after the call\n",
+		   tc->ticks, twheel_tick_ns(),
+		   ktime_to_ns(ktime_sub(p->at, p->armed)));
+}
+
+static void timeout_runs_after_thousands_of_ticks(struct kunit *test)
+{
+	timeout_runs_after_ticks(test);
+}
+
+/* A timeout() that must fail with -EINVAL. */
+static const struct bad_set bad_timeouts[] = {
+	{ .null_fn = true, .desc = "NULL func" },
+	{ .ticks = CALLOUT_MAX_TICKS + 1, .desc = "CALLOUT_MAX_TICKS + 1" },
+	{ .ticks = ULONG_MAX, .desc = "ULONG_MAX ticks" },
+};
+
+KUNIT_ARRAY_PARAM(bad_timeout, bad_timeouts, bad_set_desc);
+
+/* timeout() with invalid arguments: -EINVAL, nothing armed. */
+static void timeout_rejects_invalid(struct kunit *test)
+{
+	const struct bad_set *b = test->param_value;
+	struct probe *p = &((struct client *)test->priv)->probe[0];
+
+	KUNIT_EXPECT_EQ_MSG(test, timeout(b->null_fn ? NULL : probe_fn, p, b->ticks),
+			    -EINVAL, "%s", b->desc);
+	if (!b->null_fn)
+		KUNIT_EXPECT_EQ_MSG(test, untimeout(probe_fn, p), 0,
+				    "%s: armed anyway", b->desc);
+	check_quiet(test, p, 0, 0, b->desc);
+}
+
+/* timeout() up to CALLOUT_MAX_TICKS: accepted, pending, cancellable. */
+static void timeout_far_ticks_stay_pending(struct kunit *test)
+{
+	const struct far_case *fc = test->param_value;
+	struct probe *p = &((struct client *)test->priv)->probe[0];
+
+	KUNIT_ASSERT_EQ(test, arm_timeout(probe_fn, p, fc->ticks), 0);
+	spin_ns(ticks_ns(10) + 20 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->runs), 0);
+	KUNIT_EXPECT_EQ(test, untimeout(probe_fn, p), 1);
+	KUNIT_EXPECT_EQ(test, untimeout(probe_fn, p), 0);
+}
+
+/* A timeout that arms its successor, @rearm times, from its own function. */
+static void chain_fn(void *arg)
+{
+	struct probe *p = arg;
+	int i = atomic_read(&p->runs);
+
+	record(p, RAN_OWN);
+	if (i < 4)
+		p->res[i] = untimeout(chain_fn, p);
+	if (READ_ONCE(p->rearm) > 0) {
+		p->rearm--;
+		p->res[6] = min(p->res[6], timeout(chain_fn, p, p->ticks));
+	}
+	done(p);
+}
+
+/*
+ * timeout() from its own function arms a new one, each run strictly more
+ * than its ticks after the one before; untimeout() there finds nothing
+ * (the running one is not pending).
+ */
+static void timeout_rearm_in_own_function(struct kunit *test)
+{
+	struct probe *p = &((struct client *)test->priv)->probe[0];
+	s64 gap;
+	int i;
+
+	p->rearm = 3;
+	p->res[6] = 0;
+	KUNIT_ASSERT_EQ(test, arm_timeout(chain_fn, p, 2), 0);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&p->runs, 4, LATE_NS),
+			      "ran %d of 4 times", atomic_read(&p->runs));
+	check_quiet(test, p, 4, 2, "chain_fn()");
+	KUNIT_EXPECT_EQ_MSG(test, p->res[6], 0, "timeout() in its own function");
+	for (i = 0; i < 4; i++) {
+		gap = ktime_to_ns(ktime_sub(p->ats[i], i ? p->ats[i - 1] : p->armed));
+		KUNIT_EXPECT_GT_MSG(test, gap, (s64)ticks_ns(2),
+				    "run %d came %lld ns after the previous timeout()",
+				    i, gap);
+		KUNIT_EXPECT_EQ_MSG(test, p->res[i], 0,
+				    "run %d: untimeout() of itself", i);
+	}
+	KUNIT_EXPECT_EQ(test, p->cpu, ((struct client *)test->priv)->cpu_a);
+}
+
+/* untimeout(): 1 for a pending timeout, which then never runs; else 0. */
+static void untimeout_returns_whether_cancelled(struct kunit *test)
+{
+	struct probe *p = &((struct client *)test->priv)->probe[0];
+	unsigned long flags;
+	int none, armed, cancel, again;
+
+	local_irq_save(flags);
+	none = untimeout(probe_fn, p);
+	armed = timeout(probe_fn, p, 0);
+	cancel = untimeout(probe_fn, p);
+	again = untimeout(probe_fn, p);
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_EQ_MSG(test, none, 0, "untimeout() with nothing armed");
+	KUNIT_EXPECT_EQ(test, armed, 0);
+	KUNIT_EXPECT_EQ_MSG(test, cancel, 1, "untimeout() of a pending timeout");
+	KUNIT_EXPECT_EQ_MSG(test, again, 0, "untimeout() of a cancelled timeout");
+	check_quiet(test, p, 0, 0, "cancelled by untimeout()");
+}
+
+/*
+ * untimeout() matches func and arg as pointers: the same func with another
+ * arg, or another func with the same arg, cancels nothing.
+ */
+static void untimeout_matches_func_and_arg_pointers(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct probe *p = &ctx->probe[0], *twin = &ctx->probe[1];
+	unsigned long flags;
+	int other_arg, other_fn;
+
+	local_irq_save(flags);
+	KUNIT_EXPECT_EQ(test, arm_timeout(probe_fn, p, 1), 0);
+	other_arg = untimeout(probe_fn, twin);
+	other_fn = untimeout(alt_fn, p);
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_EQ_MSG(test, other_arg, 0, "untimeout() with another arg");
+	KUNIT_EXPECT_EQ_MSG(test, other_fn, 0, "untimeout() with another func");
+	check_ran(test, p, 1, "timeout() after non-matching untimeout()s");
+	KUNIT_EXPECT_EQ(test, untimeout(probe_fn, p), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&twin->runs), 0);
+}
+
+/*
+ * untimeout() of several pending timeouts with the same func and arg
+ * cancels one, the most recently armed, per call.
+ */
+static void untimeout_cancels_most_recent_duplicate(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct probe *p = &ctx->probe[0], *mark = &ctx->probe[1];
+	unsigned long t100 = twheel_ns_to_ticks(100 * NSEC_PER_MSEC);
+	unsigned long flags;
+	ktime_t armed;
+	int ret[4], i;
+
+	/* Older long, newer 0 ticks: the long one is left, never early. */
+	local_irq_save(flags);
+	armed = ktime_get();
+	KUNIT_EXPECT_EQ(test, timeout(probe_fn, p, t100), 0);
+	KUNIT_EXPECT_EQ(test, timeout(probe_fn, p, 0), 0);
+	ret[0] = untimeout(probe_fn, p);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ret[0], 1);
+	p->armed = armed;
+	p->ticks = t100;
+	p->arm_cpu = ctx->cpu_a;
+	check_ran(test, p, 1, "the older of two, armed for 100 ms");
+	KUNIT_EXPECT_EQ(test, untimeout(probe_fn, p), 0);
+
+	/*
+	 * Older 0 ticks, newer 200 ms, and a marker at 100 ms: the 0-tick one
+	 * is left, and runs before the marker.
+	 */
+	atomic_set(&p->runs, 0);
+	local_irq_save(flags);
+	KUNIT_EXPECT_EQ(test, arm_timeout(probe_fn, p, 0), 0);
+	KUNIT_EXPECT_EQ(test, timeout(probe_fn, p, 2 * t100), 0);
+	KUNIT_EXPECT_EQ(test, arm_timeout(probe_fn, mark, t100), 0);
+	ret[0] = untimeout(probe_fn, p);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ret[0], 1);
+	check_ran(test, mark, 1, "the marker");
+	KUNIT_ASSERT_TRUE(test, wait_count(&p->runs, 1, LATE_NS));
+	KUNIT_EXPECT_LT_MSG(test, p->seq, mark->seq,
+			    "the 200 ms timeout was left, not the 0-tick one");
+	check_quiet(test, p, 1, 2 * t100, "the older of two, armed for 0 ticks");
+
+	/* Three duplicates: three cancels, then none. */
+	atomic_set(&p->runs, 0);
+	local_irq_save(flags);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, timeout(probe_fn, p, i), 0);
+	for (i = 0; i < 4; i++)
+		ret[i] = untimeout(probe_fn, p);
+	local_irq_restore(flags);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ret[i], i < 3 ? 1 : 0,
+				    "untimeout() number %d of three duplicates", i + 1);
+	check_quiet(test, p, 0, 2, "three cancelled duplicates");
+}
+
+static int client_init(struct kunit *test)
+{
+	struct client *ctx;
+	int i;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	for (i = 0; i < NPROBES; i++)
+		callout_init(&ctx->probe[i].c);
+	callout_init(&ctx->hold.c);
+	callout_init(&ctx->per.c);
+	hrtimer_init(&ctx->hc.t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	ctx->hc.t.function = hardirq_call_fn;
+	ctx->cpu_a = cpumask_first(cpu_online_mask);
+	ctx->cpu_b = cpumask_next(ctx->cpu_a, cpu_online_mask);
+	if (ctx->cpu_b >= nr_cpu_ids)
+		ctx->cpu_b = -1;
+	test->priv = ctx;
+	return pin(ctx->cpu_a);
+}
+
+/* Cancel all a case armed, so that twheel never calls into this module later. */
+static void client_exit(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct probe *p;
+	int i, n;
+
+	if (!ctx)
+		return;
+	hrtimer_cancel(&ctx->hc.t);
+	atomic_set_release(&ctx->hold.release, 1);
+	ctx->hold.rearm_ticks = 0;
+	WRITE_ONCE(ctx->per.stop, true);
+	ctx->per.limit = 0;
+	for (i = 0; i < NPROBES; i++)
+		WRITE_ONCE(ctx->probe[i].rearm, 0);
+	/* A function under way (softirq: an RCU reader) sees the above. */
+	synchronize_rcu();
+
+	unsetcallout_sync(&ctx->hold.c);
+	unsetcallout_sync(&ctx->per.c);
+	for (i = 0; i < NPROBES; i++) {
+		p = &ctx->probe[i];
+		unsetcallout_sync(&p->c);
+		do {
+			n = untimeout(probe_fn, p) + untimeout(alt_fn, p) +
+			    untimeout(chain_fn, p);
+		} while (n > 0);
+	}
+	for (i = 0; i < ctx->nmany; i++)
+		unsetcallout_sync(&ctx->many[i].c);
+	/* A timeout() function already started has returned after this. */
+	synchronize_rcu();
+}
+
+/* Cases that take seconds: marked slow where KUnit knows speeds (6.6 on). */
+#ifdef KUNIT_CASE_PARAM_ATTR
+#define CASE_PARAM_SLOW(name, gen)					\
+	KUNIT_CASE_PARAM_ATTR(name, gen, { .speed = KUNIT_SPEED_SLOW })
+#else
+#define CASE_PARAM_SLOW(name, gen) KUNIT_CASE_PARAM(name, gen)
+#endif
+
+static struct kunit_case client_cases[] = {
+	KUNIT_CASE(twheel_tick_ns_in_documented_range),
+	KUNIT_CASE_PARAM(twheel_ns_to_ticks_rounds_up, ns_gen_params),
+	KUNIT_CASE_PARAM(setcallout_runs_after_ticks, ticks_gen_params),
+	CASE_PARAM_SLOW(setcallout_runs_after_thousands_of_ticks,
+			slow_ticks_gen_params),
+	KUNIT_CASE(setcallout_zero_ticks_runs_on_next_tick),
+	KUNIT_CASE(setcallout_returns_whether_pending),
+	KUNIT_CASE_PARAM(setcallout_rearm_pending_moves_expiry, rearm_gen_params),
+	KUNIT_CASE_PARAM(setcallout_rejects_invalid, bad_set_gen_params),
+	KUNIT_CASE(setcallout_uninitialised_handle_rejected),
+	KUNIT_CASE_PARAM(setcallout_far_ticks_stay_pending, far_gen_params),
+	KUNIT_CASE(setcallout_runs_on_arming_cpu),
+	KUNIT_CASE(setcallout_in_hardirq_context),
+	KUNIT_CASE_PARAM(setcallout_rearm_in_own_function, period_gen_params),
+	KUNIT_CASE(setcallout_cancel_in_own_function),
+	KUNIT_CASE(setcallout_rearm_running_stays_on_cpu),
+	KUNIT_CASE(setcallout_many_handles_run_once),
+	KUNIT_CASE(unsetcallout_returns_whether_pending),
+	KUNIT_CASE(unsetcallout_running_does_not_wait),
+	KUNIT_CASE(unsetcallout_sync_returns_whether_pending),
+	KUNIT_CASE(unsetcallout_sync_waits_for_running),
+	KUNIT_CASE(unsetcallout_sync_running_rearmed_returns_pending),
+	KUNIT_CASE(unsetcallout_sync_stops_self_rearming),
+	KUNIT_CASE_PARAM(unsetcallout_sync_atomic_context_returns_edeadlk,
+			 atomic_gen_params),
+	KUNIT_CASE(unsetcallout_sync_own_function_returns_edeadlk),
+	KUNIT_CASE(callout_pending_follows_state),
+	KUNIT_CASE_PARAM(timeout_runs_after_ticks, ticks_gen_params),
+	CASE_PARAM_SLOW(timeout_runs_after_thousands_of_ticks,
+			slow_ticks_gen_params),
+	KUNIT_CASE_PARAM(timeout_rejects_invalid, bad_timeout_gen_params),
+	KUNIT_CASE_PARAM(timeout_far_ticks_stay_pending, far_gen_params),
+	KUNIT_CASE(timeout_rearm_in_own_function),
+	KUNIT_CASE(untimeout_returns_whether_cancelled),
+	KUNIT_CASE(untimeout_matches_func_and_arg_pointers),
+	KUNIT_CASE(untimeout_cancels_most_recent_duplicate),
+	{}
+};
+
+static struct kunit_suite client_suite = {
+	.name = "twheel_client",
+	.init = client_init,
+	.exit = client_exit,
+	.test_cases = client_cases,
+};
+
+kunit_test_suite(client_suite);
+
+MODULE_DESCRIPTION("KUnit: twheel's documented contract, seen by a client");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The BSD interface: timeout(func, arg, ticks) and untimeout(func, arg),
+ * which has no handle and finds the callout to cancel through a hash table
+ * on (func, arg), as in Costello's BSD implementation of Scheme 6.
+ */
+
+/**
+ * DOC: twheel timeout hash
+ *
+ * timeout() allocates a &struct twheel_timeout from a kmem_cache: a
+ * callout and its link in the hash table, 64 bytes on x86_64 without debug
+ * options.  The table has 2^bits buckets of unordered chains; a chain is
+ * protected by one of %TWHEEL_HASH_LOCKS striped locks, chosen by the low
+ * bits of the hash, so that a bucket and its two halves in a table twice
+ * the size share a lock.
+ *
+ * The table grows, never shrinks.  When the entries outstanding exceed
+ * twice the buckets, a work item builds a table twice the size and moves
+ * the chains over one bucket at a time, each under its stripe lock, marking
+ * the old bucket moved; callers that find their old bucket moved use the
+ * new table.  Then the new table is published and, after an RCU grace
+ * period, the old one is freed.  Lookups are O(1) expected at any load.
+ *
+ * Lock order: stripe lock, then base lock (timeout() arms, untimeout()
+ * cancels, with the stripe lock held).  The expiry path takes the stripe
+ * lock only after dropping the base lock, to unhash the entry before its
+ * function runs; it frees the entry after.  An entry is freed by whoever
+ * unhashes it: untimeout() after a successful cancel, or the expiry path.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/jhash.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/percpu_counter.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "twheel.h"
+#include "twheel_internal.h"
+
+#define TWHEEL_HASH_LOCKS	64
+#define TWHEEL_HASH_MIN_BITS	10
+#define TWHEEL_HASH_MAX_BITS	24
+
+/**
+ * struct twheel_timeout - a callout armed by timeout()
+ * @c: the callout; @c.func and @c.arg are the hash key.
+ * @hnode: link in a bucket's chain.
+ */
+struct twheel_timeout {
+	struct callout c;
+	struct hlist_node hnode;
+};
+
+/**
+ * struct twheel_htab - one size of the hash table
+ * @bits: log2 of the bucket count.
+ * @next: the table being grown into, or %NULL.  Set before any bucket is
+ *	marked moved.
+ * @moved: one bit per bucket, set once its chain is in @next.  Locked by
+ *	the bucket's stripe lock.
+ * @bucket: the chains.  Each locked by its stripe lock.
+ */
+struct twheel_htab {
+	unsigned int bits;
+	struct twheel_htab *next;
+	unsigned long *moved;
+	struct hlist_head bucket[];
+};
+
+static struct kmem_cache *twheel_timeout_cache;
+static struct twheel_htab __rcu *twheel_htab;
+static raw_spinlock_t twheel_hash_lock[TWHEEL_HASH_LOCKS];
+static struct percpu_counter twheel_hashed;
+static struct lock_class_key twheel_timeout_key;
+
+static void twheel_htab_grow(struct work_struct *work);
+static DECLARE_WORK(twheel_grow_work, twheel_htab_grow);
+
+static u32 hash_key(callout_func_t func, void *arg)
+{
+	u64 key[2] = { (unsigned long)func, (unsigned long)arg };
+
+	return jhash2((u32 *)key, 4, 0);
+}
+
+static raw_spinlock_t *stripe(u32 hash)
+{
+	return &twheel_hash_lock[hash & (TWHEEL_HASH_LOCKS - 1)];
+}
+
+/*
+ * The chain for @hash, in the current table or, once its bucket has moved,
+ * the one being grown into.  Called under rcu_read_lock() and the stripe
+ * lock of @hash.
+ */
+static struct hlist_head *chain(u32 hash)
+{
+	struct twheel_htab *t = rcu_dereference(twheel_htab);
+	u32 b = hash & (BIT(t->bits) - 1);
+
+	lockdep_assert_held(stripe(hash));
+	if (READ_ONCE(t->next) && test_bit(b, t->moved)) {
+		t = READ_ONCE(t->next);
+		b = hash & (BIT(t->bits) - 1);
+	}
+	return &t->bucket[b];
+}
+
+static struct twheel_htab *htab_alloc(unsigned int bits)
+{
+	struct twheel_htab *t;
+	unsigned int i;
+
+	t = kvzalloc(struct_size(t, bucket, BIT(bits)), GFP_KERNEL);
+	if (!t)
+		return NULL;
+	t->moved = bitmap_zalloc(BIT(bits), GFP_KERNEL);
+	if (!t->moved) {
+		kvfree(t);
+		return NULL;
+	}
+	t->bits = bits;
+	for (i = 0; i < BIT(bits); i++)
+		INIT_HLIST_HEAD(&t->bucket[i]);
+	return t;
+}
+
+static void htab_free(struct twheel_htab *t)
+{
+	bitmap_free(t->moved);
+	kvfree(t);
+}
+
+/* Grow the table to twice its size; see the DOC block. */
+static void twheel_htab_grow(struct work_struct *work)
+{
+	struct twheel_htab *old = rcu_dereference_protected(twheel_htab, 1);
+	struct twheel_htab *new;
+	unsigned long flags;
+	u32 b;
+
+	if (old->bits >= TWHEEL_HASH_MAX_BITS ||
+	    percpu_counter_sum(&twheel_hashed) <= 2 * BIT(old->bits))
+		return;
+	new = htab_alloc(old->bits + 1);
+	if (!new)
+		return;
+
+	/* Readers only look at ->next after seeing a moved bit. */
+	WRITE_ONCE(old->next, new);
+	for (b = 0; b < BIT(old->bits); b++) {
+		raw_spinlock_t *lock = stripe(b);
+		struct twheel_timeout *t;
+		struct hlist_node *tmp;
+
+		raw_spin_lock_irqsave(lock, flags);
+		hlist_for_each_entry_safe(t, tmp, &old->bucket[b], hnode) {
+			u32 h = hash_key(t->c.func, t->c.arg);
+
+			hlist_del(&t->hnode);
+			hlist_add_head(&t->hnode,
+				       &new->bucket[h & (BIT(new->bits) - 1)]);
+		}
+		__set_bit(b, old->moved);
+		raw_spin_unlock_irqrestore(lock, flags);
+	}
+	rcu_assign_pointer(twheel_htab, new);
+	synchronize_rcu();
+	htab_free(old);
+}
+
+/**
+ * timeout() - BSD: call func(arg) after some ticks
+ * @func: the function; it runs in softirq context.
+ * @arg: its argument.
+ * @ticks: as for setcallout().
+ *
+ * twheel allocates the callout and frees it after @func has run or
+ * untimeout() has cancelled it.  Several pending callouts may share @func
+ * and @arg.
+ *
+ * Context: any, including hardirq context; allocates with %GFP_ATOMIC.
+ * Return: %0, -%ENOMEM if the allocation failed, or -%EINVAL if @func is
+ * %NULL or @ticks is over %CALLOUT_MAX_TICKS; nothing is armed on error.
+ */
+int timeout(callout_func_t func, void *arg, unsigned long ticks)
+{
+	struct twheel_timeout *t;
+	unsigned long flags;
+	u32 h;
+
+	if (!func || ticks > CALLOUT_MAX_TICKS)
+		return -EINVAL;
+	t = kmem_cache_alloc(twheel_timeout_cache, GFP_ATOMIC);
+	twheel_count_timeout(!t);
+	if (!t)
+		return -ENOMEM;
+	__callout_init(&t->c, "timeout", &twheel_timeout_key);
+	/* The key must be in place before the entry is hashed. */
+	t->c.func = func;
+	t->c.arg = arg;
+
+	h = hash_key(func, arg);
+	rcu_read_lock();
+	raw_spin_lock_irqsave(stripe(h), flags);
+	hlist_add_head(&t->hnode, chain(h));
+	twheel_arm_timeout(&t->c, func, arg, ticks);
+	raw_spin_unlock_irqrestore(stripe(h), flags);
+	rcu_read_unlock();
+
+	percpu_counter_inc(&twheel_hashed);
+	if (percpu_counter_read_positive(&twheel_hashed) >
+	    2 * BIT(READ_ONCE(rcu_access_pointer(twheel_htab)->bits)))
+		schedule_work(&twheel_grow_work);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(timeout);
+
+/**
+ * untimeout() - BSD: cancel a callout armed by timeout()
+ * @func: its function.
+ * @arg: its argument.
+ *
+ * Of several pending callouts with this @func and @arg, the one cancelled
+ * is the most recently armed.  One whose function has started running is
+ * not pending, and is not waited for.
+ *
+ * Context: any, including hardirq context.
+ * Return: %1 if a pending callout was cancelled, %0 if none matched.
+ */
+int untimeout(callout_func_t func, void *arg)
+{
+	struct twheel_timeout *t, *found = NULL;
+	unsigned long flags;
+	u32 h = hash_key(func, arg);
+
+	rcu_read_lock();
+	raw_spin_lock_irqsave(stripe(h), flags);
+	hlist_for_each_entry(t, chain(h), hnode) {
+		if (t->c.func == func && t->c.arg == arg &&
+		    unsetcallout(&t->c) == 1) {
+			hlist_del(&t->hnode);
+			found = t;
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(stripe(h), flags);
+	rcu_read_unlock();
+
+	if (!found)
+		return 0;
+	percpu_counter_dec(&twheel_hashed);
+	kmem_cache_free(twheel_timeout_cache, found);
+	return 1;
+}
+EXPORT_SYMBOL_GPL(untimeout);
+
+/*
+ * The expiry path of a timeout() callout, with no lock held: unhash it so
+ * that untimeout() cannot find it, run it, free it.
+ */
+void twheel_timeout_run(struct callout *c)
+{
+	struct twheel_timeout *t = container_of(c, struct twheel_timeout, c);
+	callout_func_t func = c->func;
+	void *arg = c->arg;
+	unsigned long flags;
+	u32 h = hash_key(func, arg);
+
+	rcu_read_lock();
+	raw_spin_lock_irqsave(stripe(h), flags);
+	hlist_del(&t->hnode);
+	raw_spin_unlock_irqrestore(stripe(h), flags);
+	rcu_read_unlock();
+	percpu_counter_dec(&twheel_hashed);
+
+	twheel_call(c, func, arg);
+	kmem_cache_free(twheel_timeout_cache, t);
+}
+
+/* Free a timeout() callout taken off its wheel at unload. */
+void twheel_timeout_free(struct callout *c)
+{
+	struct twheel_timeout *t = container_of(c, struct twheel_timeout, c);
+
+	hlist_del(&t->hnode);
+	percpu_counter_dec(&twheel_hashed);
+	kmem_cache_free(twheel_timeout_cache, t);
+}
+
+/**
+ * twheel_hash_read() - the size of the timeout() hash table, and its
+ * longest chain
+ * @bits: log2 of the bucket count.
+ * @longest: the longest chain, bucket by bucket under each stripe lock.
+ *
+ * Context: process context.
+ */
+void twheel_hash_read(unsigned int *bits, unsigned long *longest)
+{
+	struct twheel_htab *t;
+	unsigned long flags;
+	u32 b;
+
+	*longest = 0;
+	rcu_read_lock();
+	t = rcu_dereference(twheel_htab);
+	*bits = t->bits;
+	for (b = 0; b < BIT(t->bits); b++) {
+		struct hlist_node *pos;
+		unsigned long len = 0;
+
+		raw_spin_lock_irqsave(stripe(b), flags);
+		hlist_for_each(pos, chain(b))
+			len++;
+		raw_spin_unlock_irqrestore(stripe(b), flags);
+		*longest = max(*longest, len);
+	}
+	rcu_read_unlock();
+}
+
+int twheel_timeout_init(void)
+{
+	struct twheel_htab *t;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < TWHEEL_HASH_LOCKS; i++)
+		raw_spin_lock_init(&twheel_hash_lock[i]);
+	ret = percpu_counter_init(&twheel_hashed, 0, GFP_KERNEL);
+	if (ret)
+		return ret;
+	t = htab_alloc(TWHEEL_HASH_MIN_BITS);
+	twheel_timeout_cache = KMEM_CACHE(twheel_timeout, 0);
+	if (!t || !twheel_timeout_cache) {
+		if (t)
+			htab_free(t);
+		kmem_cache_destroy(twheel_timeout_cache);
+		percpu_counter_destroy(&twheel_hashed);
+		return -ENOMEM;
+	}
+	RCU_INIT_POINTER(twheel_htab, t);
+	return 0;
+}
+
+/* After every wheel is empty. */
+void twheel_timeout_exit(void)
+{
+	cancel_work_sync(&twheel_grow_work);
+	htab_free(rcu_dereference_protected(twheel_htab, 1));
+	RCU_INIT_POINTER(twheel_htab, NULL);
+	kmem_cache_destroy(twheel_timeout_cache);
+	percpu_counter_destroy(&twheel_hashed);
+}
