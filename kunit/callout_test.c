@@ -468,7 +468,8 @@ struct tug {
 	atomic_t set_idle;	/* setcallout() calls that returned 0 */
 	atomic_t unset_hit;	/* unsetcallout() calls that returned 1 */
 	atomic_t ready;
-	unsigned int rounds;
+	unsigned int rounds;	/* at least this many each ... */
+	ktime_t until;		/* ... and until then, so that ticks pass */
 	u32 seed;
 	atomic_t done;
 };
@@ -489,7 +490,7 @@ static void tug_play(struct tug *t, u32 seed)
 	atomic_inc(&t->ready);
 	while (atomic_read(&t->ready) < 2)
 		cpu_relax();
-	for (i = 0; i < t->rounds; i++) {
+	for (i = 0; i < t->rounds || ktime_before(ktime_get(), t->until); i++) {
 		u32 r = prandom_u32_state(&rnd);
 
 		if (r & 1) {
@@ -525,6 +526,7 @@ static void setcallout_unsetcallout_race(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	callout_init(&t->c);
 	t->rounds = 20000;
+	t->until = ktime_add_ns(ktime_get(), 200 * twheel_tick_ns());
 	t->seed = 7;
 	k = kthread_run_on_cpu(tug_thread, t, ctx->there, "twheel_tug/%u");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
