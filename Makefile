@@ -3,6 +3,7 @@
 # make                build twheel.ko against KDIR
 # make check          build the test kernels and run every test in QEMU
 #                     (KVERS="6.12" for one kernel only)
+# make demo           the main job: twheel and a workload in QEMU, with stats
 # make clean
 
 # The running kernel's build directory, else the stock Debian 12 headers.
@@ -18,4 +19,7 @@ modules clean:
 check:
 	scripts/check.sh
 
-.PHONY: all modules clean check
+demo:
+	scripts/demo.sh
+
+.PHONY: all modules clean check demo

@@ -1,17 +1,274 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The module's files under /sys/kernel/debug/twheel/.
+ * The module's files under /sys/kernel/debug/twheel/:
+ *
+ *   stats     counters per CPU and in total; write 0 to reset them
+ *   config    scheme, geometry, tick length and range
+ *   latency   histograms of callout lateness and of per-interrupt cost
+ *   wheel     occupancy of each level of each CPU's wheel
+ *   callouts  the pending callouts, at most TWHEEL_LIST_MAX of them
+ *
+ * Each read copies what it shows under the locks it needs, then prints
+ * after unlocking.
+ *
+ * The files offer read_iter (and stats write_iter), so that kernel_read()
+ * and kernel_write() work on them, which the KUnit tests use; debugfs's
+ * full proxy only passes read and write on, so they are created "unsafe":
+ * their fops belong to this module, which an open file pins, and all they
+ * touch lives as long as the module.
  */
 
+#include <linux/cpumask.h>
 #include <linux/debugfs.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
 
 #include "twheel_internal.h"
 
+/* The most callouts "callouts" lists, over all CPUs. */
+#define TWHEEL_LIST_MAX		1000
+
 static struct dentry *twheel_dir;
+
+/* Add one CPU's counters to a total. */
+static void stats_add(struct twheel_cpu_stats *sum,
+		      const struct twheel_cpu_stats *st)
+{
+	unsigned int b;
+
+	sum->started += st->started;
+	sum->rearmed += st->rearmed;
+	sum->stopped += st->stopped;
+	sum->expired += st->expired;
+	sum->interrupts += st->interrupts;
+	sum->work_ns += st->work_ns;
+	sum->wheel.ticks += st->wheel.ticks;
+	sum->wheel.skipped += st->wheel.skipped;
+	sum->wheel.migrated += st->wheel.migrated;
+	sum->wheel.early_visits += st->wheel.early_visits;
+	sum->timeout_allocs += st->timeout_allocs;
+	sum->timeout_failures += st->timeout_failures;
+	sum->outstanding += st->outstanding;
+	sum->peak += st->peak;
+	for (b = 0; b < TWHEEL_HIST_BUCKETS; b++) {
+		sum->late_ticks[b] += st->late_ticks[b];
+		sum->late_ns[b] += st->late_ns[b];
+		sum->book_ns[b] += st->book_ns[b];
+	}
+}
+
+static void stats_row(struct seq_file *m, const char *name,
+		      const struct twheel_cpu_stats *st)
+{
+	seq_printf(m, "%-6s %10llu %10llu %10llu %10llu %10llu %12llu %10llu %12llu %10llu %10llu %10llu %10llu %10lu %10lu\n",
+		   name, st->started, st->rearmed, st->stopped, st->expired,
+		   st->interrupts, st->work_ns, st->wheel.ticks,
+		   st->wheel.skipped,
+		   st->wheel.migrated, st->wheel.early_visits,
+		   st->timeout_allocs, st->timeout_failures, st->outstanding,
+		   st->peak);
+}
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	struct twheel_cpu_stats *st, *sum;
+	unsigned long longest;
+	unsigned int cpu, bits;
+	char name[16];
+
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
+	if (!st || !sum) {
+		kfree(st);
+		kfree(sum);
+		return -ENOMEM;
+	}
+	seq_printf(m, "%-6s %10s %10s %10s %10s %10s %12s %10s %12s %10s %10s %10s %10s %10s %10s\n",
+		   "cpu", "started", "rearmed", "stopped", "expired",
+		   "interrupts", "work_ns", "ticks", "skipped", "migrated",
+		   "early",
+		   "t_allocs", "t_failed", "pending", "peak");
+	for_each_possible_cpu(cpu) {
+		twheel_stats_read(cpu, st);
+		stats_add(sum, st);
+		snprintf(name, sizeof(name), "%u", cpu);
+		stats_row(m, name, st);
+	}
+	stats_row(m, "total", sum);
+	twheel_hash_read(&bits, &longest);
+	seq_printf(m, "timeout hash: %lu buckets, longest chain %lu\n",
+		   1UL << bits, longest);
+	seq_puts(m, "(total peak is the sum of the CPUs' peaks)\n");
+	kfree(st);
+	kfree(sum);
+	return 0;
+}
+
+/* As DEFINE_SHOW_ATTRIBUTE(), with read_iter: see the top of the file. */
+#define TWHEEL_SHOW_ATTRIBUTE(name, write)				\
+static int name##_open(struct inode *inode, struct file *file)		\
+{									\
+	return single_open(file, name##_show, inode->i_private);	\
+}									\
+									\
+static const struct file_operations name##_fops = {			\
+	.owner = THIS_MODULE,						\
+	.open = name##_open,						\
+	.read_iter = seq_read_iter,					\
+	.write_iter = write,						\
+	.llseek = seq_lseek,						\
+	.release = single_release,					\
+}
+
+/* Writing 0 resets the counters; nothing else is taken. */
+static ssize_t stats_write(struct kiocb *iocb, struct iov_iter *from)
+{
+	size_t len = iov_iter_count(from);
+	char buf[16];
+	unsigned int v;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_iter(buf, len, from) != len)
+		return -EFAULT;
+	buf[len] = '\0';
+	if (kstrtouint(buf, 0, &v) || v)
+		return -EINVAL;
+	twheel_stats_reset();
+	return len;
+}
+
+TWHEEL_SHOW_ATTRIBUTE(stats, stats_write);
+
+static int config_show(struct seq_file *m, void *v)
+{
+	const struct twheel_geometry *geo = twheel_geometry();
+	u64 tick = twheel_tick_ns(), span = twheel_span(geo);
+	unsigned int n;
+
+	seq_printf(m, "scheme: %d\n", geo->scheme);
+	seq_puts(m, "geometry:");
+	for (n = 0; n < geo->levels; n++)
+		seq_printf(m, " %u", geo->slots[n]);
+	seq_printf(m, "\ntick_ns: %llu\n", tick);
+	seq_printf(m, "span: %llu ticks (%llu ms); longer intervals wait at the top level\n",
+		   span, mul_u64_u64_div_u64(span, tick, NSEC_PER_MSEC));
+	seq_printf(m, "max_ticks: %lu\n", CALLOUT_MAX_TICKS);
+	seq_printf(m, "now: tick %llu\n", twheel_now());
+	return 0;
+}
+TWHEEL_SHOW_ATTRIBUTE(config, NULL);
+
+static void hist_show(struct seq_file *m, const char *unit, const u64 *hist)
+{
+	unsigned int b;
+
+	for (b = 0; b < TWHEEL_HIST_BUCKETS; b++) {
+		if (!hist[b])
+			continue;
+		if (b == 0)
+			seq_printf(m, "  %20s %s: %llu\n", "0", unit, hist[b]);
+		else
+			seq_printf(m, "  %9llu..%-9llu %s: %llu\n",
+				   1ULL << (b - 1), (1ULL << b) - 1, unit,
+				   hist[b]);
+	}
+}
+
+static int latency_show(struct seq_file *m, void *v)
+{
+	struct twheel_cpu_stats *st, *sum;
+	unsigned int cpu;
+
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
+	if (!st || !sum) {
+		kfree(st);
+		kfree(sum);
+		return -ENOMEM;
+	}
+	for_each_possible_cpu(cpu) {
+		twheel_stats_read(cpu, st);
+		stats_add(sum, st);
+	}
+	seq_puts(m, "lateness: due tick to the tick its processing began in\n");
+	hist_show(m, "ticks", sum->late_ticks);
+	seq_puts(m, "lateness: due time to the start of its tick's processing\n");
+	hist_show(m, "ns", sum->late_ns);
+	seq_puts(m, "per-interrupt wheel work, callout functions excluded\n");
+	hist_show(m, "ns", sum->book_ns);
+	kfree(st);
+	kfree(sum);
+	return 0;
+}
+TWHEEL_SHOW_ATTRIBUTE(latency, NULL);
+
+static int wheel_show(struct seq_file *m, void *v)
+{
+	const struct twheel_geometry *geo = twheel_geometry();
+	struct twheel_level_info li;
+	unsigned int cpu, n;
+
+	seq_printf(m, "%-4s %-6s %8s %10s %10s %10s\n", "cpu", "level",
+		   "slots", "busy", "entries", "longest");
+	for_each_possible_cpu(cpu) {
+		for (n = 0; n < geo->levels; n++) {
+			twheel_level_read(cpu, n, &li);
+			seq_printf(m, "%-4u %-6u %8u %10u %10lu %10lu\n", cpu,
+				   n, geo->slots[n], li.busy, li.entries,
+				   li.longest);
+		}
+	}
+	return 0;
+}
+TWHEEL_SHOW_ATTRIBUTE(wheel, NULL);
+
+static int callouts_show(struct seq_file *m, void *v)
+{
+	struct twheel_callout_info *info;
+	unsigned long shown = 0, total = 0;
+	unsigned int cpu;
+	u64 now = twheel_now();
+
+	info = kvmalloc_array(TWHEEL_LIST_MAX, sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+	seq_printf(m, "%-4s %-16s %-40s %s\n", "cpu", "ticks_left", "function",
+		   "arg");
+	for_each_possible_cpu(cpu) {
+		unsigned long room = TWHEEL_LIST_MAX - shown, n, i;
+
+		n = twheel_callouts_read(cpu, info, room);
+		total += n;
+		for (i = 0; i < min(n, room); i++)
+			seq_printf(m, "%-4u %-16lld %-40ps %p\n", cpu,
+				   (s64)(info[i].expires - now), info[i].func,
+				   info[i].arg);
+		shown += min(n, room);
+	}
+	if (total > shown)
+		seq_printf(m, "... and %lu more\n", total - shown);
+	kvfree(info);
+	return 0;
+}
+TWHEEL_SHOW_ATTRIBUTE(callouts, NULL);
 
 void twheel_debugfs_init(void)
 {
 	twheel_dir = debugfs_create_dir("twheel", NULL);
+	debugfs_create_file_unsafe("stats", 0600, twheel_dir, NULL,
+				   &stats_fops);
+	debugfs_create_file_unsafe("config", 0400, twheel_dir, NULL,
+				   &config_fops);
+	debugfs_create_file_unsafe("latency", 0400, twheel_dir, NULL,
+				   &latency_fops);
+	debugfs_create_file_unsafe("wheel", 0400, twheel_dir, NULL,
+				   &wheel_fops);
+	debugfs_create_file_unsafe("callouts", 0400, twheel_dir, NULL,
+				   &callouts_fops);
 }
 
 void twheel_debugfs_exit(void)

@@ -30,6 +30,7 @@
  *	its tick's processing.
  * @book_ns: histogram of the ns each hrtimer interrupt spent on the
  *	wheel, callout functions excluded.
+ * @work_ns: the sum of those ns.
  */
 struct twheel_cpu_stats {
 	u64 started;
@@ -45,6 +46,7 @@ struct twheel_cpu_stats {
 	u64 late_ticks[TWHEEL_HIST_BUCKETS];
 	u64 late_ns[TWHEEL_HIST_BUCKETS];
 	u64 book_ns[TWHEEL_HIST_BUCKETS];
+	u64 work_ns;
 };
 
 /* One pending callout, as debugfs lists it. */

@@ -6,7 +6,8 @@
 # Installs what is missing, builds twheel against the stock Debian headers
 # (W=1, warning-free), proves the harness can fail (selftest.sh), builds
 # each test kernel in KVERS (default: all supported) and runs the KUnit
-# suites on it in QEMU.  Ends with "N passed, N failed" over all kernels,
+# suites on it in QEMU, once with twheel's default scheme and once with
+# the other.  Ends with "N passed, N failed" over all kernels,
 # and exits non-zero when anything failed.
 
 set -euo pipefail
@@ -41,8 +42,13 @@ for v in $kvers; do
 	list=$("$here/build-module.sh" "$kdir" "$build/$v") ||
 		{ status=1; continue; }
 	mapfile -t mods <<<"$list"
-	"$here/run-tests.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
-		--label "$v" --counts "$counts" "${mods[@]}" || status=1
+	# Every suite under each scheme: the default, then the other.
+	for params in "" "scheme=7"; do
+		"$here/run-tests.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
+			--label "$v${params:+ $params}" --counts "$counts" \
+			"${mods[0]}${params:+:$params}" "${mods[@]:1}" ||
+			status=1
+	done
 done
 
 note "make check took $(( $(date +%s) - start )) s"

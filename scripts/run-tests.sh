@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -n "$kernel" ] && [ -n "$label" ] || die "run-tests.sh: --kernel and --label are required"
-log=${log:-$TWHEEL_TOP/build/$label.console.log}
+log=${log:-$TWHEEL_TOP/build/${label// /-}.console.log}
 mkdir -p "$(dirname "$log")"
 
 note "[$label] booting $(basename "$kernel") with $# modules; console in $log"

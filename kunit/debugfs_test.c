@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of /sys/kernel/debug/twheel/: what the files say after a
+ * known workload, that writing 0 to stats resets it, and that every file
+ * can be read while callouts are armed and cancelled on the other CPU.
+ *
+ * The files are read as a user reads them, through the VFS, so debugfs
+ * must be mounted at /sys/kernel/debug (the test guest's init does that).
+ */
+
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/fs.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "twheel.h"
+#include "twheel_compat.h"
+
+#define DIR		"/sys/kernel/debug/twheel/"
+#define FILE_MAX	(256 * 1024)
+#define LOST_NS		(20 * NSEC_PER_SEC)
+
+/* Read a whole file into @buf, NUL-terminated; its length or -errno. */
+static ssize_t slurp(const char *name, char *buf, size_t size)
+{
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	f = filp_open(name, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	do {
+		n = kernel_read(f, buf + pos, size - 1 - pos, &pos);
+	} while (n > 0 && pos < size - 1);
+	filp_close(f, NULL);
+	buf[pos] = '\0';
+	return n < 0 ? n : pos;
+}
+
+static char *read_file(struct kunit *test, const char *name)
+{
+	char *buf = kunit_kzalloc(test, FILE_MAX + 1, GFP_KERNEL);
+	ssize_t n;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	n = slurp(name, buf, FILE_MAX + 1);
+	KUNIT_ASSERT_GE_MSG(test, n, 0, "reading %s", name);
+	return buf;
+}
+
+static int write_file(const char *name, const char *s)
+{
+	struct file *f = filp_open(name, O_WRONLY, 0);
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_write(f, s, strlen(s), &pos);
+	filp_close(f, NULL);
+	return n < 0 ? n : 0;
+}
+
+/* The "total" row of stats. */
+struct totals {
+	unsigned long long started, rearmed, stopped, expired, interrupts;
+	unsigned long long work_ns, ticks, skipped, migrated, early, t_allocs;
+	unsigned long long t_failed, pending, peak;
+};
+
+static void read_totals(struct kunit *test, struct totals *t)
+{
+	char *buf = read_file(test, DIR "stats");
+	char *row = strstr(buf, "\ntotal ");
+	int n;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, row, "no total row in:\n%s", buf);
+	n = sscanf(row, " total %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+		   &t->started, &t->rearmed, &t->stopped, &t->expired,
+		   &t->interrupts, &t->work_ns, &t->ticks, &t->skipped,
+		   &t->migrated, &t->early, &t->t_allocs, &t->t_failed,
+		   &t->pending, &t->peak);
+	KUNIT_ASSERT_EQ_MSG(test, n, 14, "total row: %.200s", row);
+}
+
+static bool poll_until_ns(bool (*cond)(void *), void *arg)
+{
+	ktime_t end = ktime_add_ns(ktime_get(), LOST_NS);
+
+	while (!cond(arg))
+		if (!ktime_before(ktime_get(), end))
+			return false;
+	return true;
+}
+
+struct batch {
+	struct callout c[50];
+	atomic_t fired;
+};
+
+static void batch_fn(void *arg)
+{
+	atomic_inc(arg);
+}
+
+static bool batch_done(void *arg)
+{
+	struct batch *b = arg;
+
+	return atomic_read(&b->fired) == ARRAY_SIZE(b->c);
+}
+
+/*
+ * After a reset, 50 callouts that run and 10 that are cancelled (5 of
+ * them by timeout() and untimeout()) show in the total row as such, and
+ * in the latency histogram as 50 expiries.
+ */
+static void stats_counts_known_workload(struct kunit *test)
+{
+	struct batch *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	unsigned long long sum = 0, v;
+	struct totals t;
+	char *lat, *p;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_EQ(test, write_file(DIR "stats", "0"), 0);
+	for (i = 0; i < ARRAY_SIZE(b->c); i++) {
+		callout_init(&b->c[i]);
+		KUNIT_ASSERT_EQ(test, setcallout(&b->c[i], batch_fn, &b->fired,
+						 i % 5), 0);
+	}
+	KUNIT_ASSERT_TRUE(test, poll_until_ns(batch_done, b));
+	for (i = 0; i < 5; i++) {
+		KUNIT_ASSERT_EQ(test, setcallout(&b->c[i], batch_fn, &b->fired,
+						 100000), 0);
+		KUNIT_ASSERT_EQ(test, setcallout(&b->c[i], batch_fn, &b->fired,
+						 100000), 1);
+		KUNIT_ASSERT_EQ(test, unsetcallout(&b->c[i]), 1);
+		KUNIT_ASSERT_EQ(test, timeout(batch_fn, &b->c[i], 100000), 0);
+		KUNIT_ASSERT_EQ(test, untimeout(batch_fn, &b->c[i]), 1);
+	}
+
+	read_totals(test, &t);
+	KUNIT_EXPECT_EQ(test, t.started, 50ULL + 15);
+	KUNIT_EXPECT_EQ(test, t.rearmed, 5ULL);
+	KUNIT_EXPECT_EQ(test, t.stopped, 10ULL);
+	KUNIT_EXPECT_EQ(test, t.expired, 50ULL);
+	KUNIT_EXPECT_EQ(test, t.t_allocs, 5ULL);
+	KUNIT_EXPECT_EQ(test, t.t_failed, 0ULL);
+	KUNIT_EXPECT_EQ(test, t.pending, 0ULL);
+	KUNIT_EXPECT_GE(test, t.peak, 1ULL);
+	KUNIT_EXPECT_GE(test, t.interrupts, 1ULL);
+	KUNIT_EXPECT_GE(test, t.ticks, t.interrupts);
+	KUNIT_EXPECT_GT(test, t.work_ns, 0ULL);
+
+	/* The lateness-in-ticks histogram counts each expiry once. */
+	lat = read_file(test, DIR "latency");
+	p = strstr(lat, "ticks");
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p = lat;
+	while ((p = strstr(p, " ticks: "))) {
+		p += strlen(" ticks: ");
+		KUNIT_ASSERT_EQ(test, kstrtoull(strsep(&p, "\n"), 10, &v), 0);
+		sum += v;
+		if (!p)
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, sum, 50ULL);
+}
+
+/* Writing 0 zeroes every counter; anything else is refused. */
+static void stats_write_zero_resets(struct kunit *test)
+{
+	struct callout *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	atomic_t *fired = kunit_kzalloc(test, sizeof(*fired), GFP_KERNEL);
+	struct totals t;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, fired);
+	callout_init(c);
+	KUNIT_ASSERT_EQ(test, setcallout(c, batch_fn, fired, 100000), 0);
+	read_totals(test, &t);
+	KUNIT_EXPECT_GE(test, t.started, 1ULL);
+	KUNIT_EXPECT_EQ(test, t.pending, 1ULL);
+
+	KUNIT_EXPECT_EQ(test, write_file(DIR "stats", "1"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, write_file(DIR "stats", "0"), 0);
+	read_totals(test, &t);
+	KUNIT_EXPECT_EQ(test, t.started, 0ULL);
+	KUNIT_EXPECT_EQ(test, t.stopped, 0ULL);
+	KUNIT_EXPECT_EQ(test, t.expired, 0ULL);
+	KUNIT_EXPECT_EQ(test, t.interrupts, 0ULL);
+	KUNIT_EXPECT_EQ(test, t.work_ns, 0ULL);
+	KUNIT_EXPECT_EQ(test, t.ticks, 0ULL);
+	/* Pending callouts stay; the peak starts again from them. */
+	KUNIT_EXPECT_EQ(test, t.pending, 1ULL);
+	KUNIT_EXPECT_EQ(test, t.peak, 1ULL);
+	KUNIT_EXPECT_EQ(test, unsetcallout_sync(c), 1);
+}
+
+/* config names the tick length the API reports. */
+static void config_matches_api(struct kunit *test)
+{
+	char *buf = read_file(test, DIR "config");
+	char want[48];
+
+	snprintf(want, sizeof(want), "tick_ns: %llu\n", twheel_tick_ns());
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, want), "%s", buf);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "scheme: "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "geometry: "));
+}
+
+static void marker_fn(void *arg)
+{
+}
+
+static unsigned int count_str(const char *buf, const char *s)
+{
+	unsigned int n = 0;
+
+	while ((buf = strstr(buf, s))) {
+		n++;
+		buf += strlen(s);
+	}
+	return n;
+}
+
+/*
+ * callouts lists pending callouts by function, at most 1000, and says how
+ * many more there are; wheel counts every pending entry once.
+ */
+static void callouts_lists_pending_bounded(struct kunit *test)
+{
+	const unsigned int n = 1500;
+	struct callout *c = vcalloc(n, sizeof(*c));
+	unsigned long long entries = 0, v;
+	char *buf, *p, *line;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (i = 0; i < n; i++) {
+		callout_init(&c[i]);
+		setcallout(&c[i], marker_fn, &c[i], 100000 + i);
+	}
+	buf = read_file(test, DIR "callouts");
+	KUNIT_EXPECT_EQ(test, count_str(buf, "marker_fn"), 1000U);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "... and 500 more"),
+				  "%.300s", buf);
+
+	/* Skip the header; each row is cpu, level, slots, busy, entries. */
+	buf = read_file(test, DIR "wheel");
+	p = strchr(buf, '\n');
+	p = p ? p + 1 : NULL;
+	while ((line = strsep(&p, "\n")) && *line) {
+		unsigned int cpu, level, slots, busy;
+		unsigned long long longest;
+
+		if (sscanf(line, "%u %u %u %u %llu %llu", &cpu, &level, &slots,
+			   &busy, &v, &longest) == 6)
+			entries += v;
+	}
+	KUNIT_EXPECT_EQ(test, entries, (unsigned long long)n);
+
+	for (i = 0; i < n; i++)
+		unsetcallout_sync(&c[i]);
+	vfree(c);
+}
+
+struct storm {
+	atomic_t stop;
+	atomic_t done;
+	unsigned long rounds;
+	struct callout c[64];
+};
+
+static int storm_thread(void *arg)
+{
+	struct storm *s = arg;
+	unsigned int i = 0;
+
+	while (!atomic_read(&s->stop)) {
+		struct callout *c = &s->c[i++ % ARRAY_SIZE(s->c)];
+
+		setcallout(c, marker_fn, c, i % 7);
+		if (i % 3 == 0)
+			unsetcallout(c);
+		if (i % 5 == 0 && !timeout(marker_fn, s, i % 11))
+			untimeout(marker_fn, s);
+		s->rounds++;
+		if (i % 256 == 0)
+			cond_resched();
+	}
+	for (i = 0; i < ARRAY_SIZE(s->c); i++)
+		unsetcallout_sync(&s->c[i]);
+	while (untimeout(marker_fn, s))
+		;
+	atomic_set(&s->done, 1);
+	return 0;
+}
+
+static bool storm_done(void *arg)
+{
+	return atomic_read(&((struct storm *)arg)->done);
+}
+
+/* Stop a storm left running by a case that failed half-way. */
+static void debugfs_exit(struct kunit *test)
+{
+	struct storm *s = test->priv;
+
+	if (s) {
+		atomic_set(&s->stop, 1);
+		poll_until_ns(storm_done, s);
+	}
+}
+
+/* Every file reads whole while the other CPU arms and cancels at speed. */
+static void files_read_under_load(struct kunit *test)
+{
+	static const char * const files[] = {
+		DIR "stats", DIR "config", DIR "latency", DIR "wheel",
+		DIR "callouts",
+	};
+	struct storm *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	char *buf = kunit_kzalloc(test, FILE_MAX + 1, GFP_KERNEL);
+	int cpu = cpumask_last(cpu_online_mask);
+	ktime_t end = ktime_add_ms(ktime_get(), 1000);
+	struct task_struct *k;
+	unsigned int i, reads = 0, failed = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < ARRAY_SIZE(s->c); i++)
+		callout_init(&s->c[i]);
+	k = kthread_run_on_cpu(storm_thread, s, cpu, "twheel_storm/%u");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
+	test->priv = s;
+	while (ktime_before(ktime_get(), end)) {
+		for (i = 0; i < ARRAY_SIZE(files); i++) {
+			failed += slurp(files[i], buf, FILE_MAX + 1) <= 0;
+			reads++;
+		}
+	}
+	atomic_set(&s->stop, 1);
+	KUNIT_ASSERT_TRUE(test, poll_until_ns(storm_done, s));
+	test->priv = NULL;
+	kunit_info(test, "%u reads against %lu storm rounds\n", reads,
+		   s->rounds);
+	KUNIT_EXPECT_EQ(test, failed, 0U);
+	KUNIT_EXPECT_GT(test, reads, 0U);
+	KUNIT_EXPECT_GT(test, s->rounds, 0UL);
+}
+
+static struct kunit_case twheel_debugfs_cases[] = {
+	KUNIT_CASE(stats_counts_known_workload),
+	KUNIT_CASE(stats_write_zero_resets),
+	KUNIT_CASE(config_matches_api),
+	KUNIT_CASE(callouts_lists_pending_bounded),
+	KUNIT_CASE_SLOW(files_read_under_load),
+	{}
+};
+
+static struct kunit_suite twheel_debugfs_suite = {
+	.name = "twheel_debugfs",
+	.exit = debugfs_exit,
+	.test_cases = twheel_debugfs_cases,
+};
+
+kunit_test_suite(twheel_debugfs_suite);
+
+MODULE_DESCRIPTION("KUnit tests of twheel's debugfs files");
+MODULE_LICENSE("GPL");
