@@ -38,6 +38,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <kunit/visibility.h>
 
 #include "twheel.h"
 #include "twheel_internal.h"
@@ -145,7 +146,7 @@ static void twheel_htab_grow(struct work_struct *work)
 	u32 b;
 
 	if (old->bits >= TWHEEL_HASH_MAX_BITS ||
-	    percpu_counter_sum(&twheel_hashed) <= 2 * BIT(old->bits))
+	    percpu_counter_sum(&twheel_hashed) <= (s64)(2 * BIT(old->bits)))
 		return;
 	new = htab_alloc(old->bits + 1);
 	if (!new)
@@ -155,19 +156,31 @@ static void twheel_htab_grow(struct work_struct *work)
 	WRITE_ONCE(old->next, new);
 	for (b = 0; b < BIT(old->bits); b++) {
 		raw_spinlock_t *lock = stripe(b);
+		struct hlist_node *tail[2] = { NULL, NULL };
 		struct twheel_timeout *t;
 		struct hlist_node *tmp;
 
+		/*
+		 * Bucket b splits into new buckets b and b + 2^bits; append to
+		 * each, so that chains keep the newest first and untimeout()
+		 * still finds the most recently armed duplicate.
+		 */
 		raw_spin_lock_irqsave(lock, flags);
 		hlist_for_each_entry_safe(t, tmp, &old->bucket[b], hnode) {
 			u32 h = hash_key(t->c.func, t->c.arg);
+			unsigned int half = !!(h & BIT(old->bits));
 
 			hlist_del(&t->hnode);
-			hlist_add_head(&t->hnode,
-				       &new->bucket[h & (BIT(new->bits) - 1)]);
+			if (tail[half])
+				hlist_add_behind(&t->hnode, tail[half]);
+			else
+				hlist_add_head(&t->hnode,
+					       &new->bucket[b | (half << old->bits)]);
+			tail[half] = &t->hnode;
 		}
 		__set_bit(b, old->moved);
 		raw_spin_unlock_irqrestore(lock, flags);
+		cond_resched();
 	}
 	rcu_assign_pointer(twheel_htab, new);
 	synchronize_rcu();
@@ -192,6 +205,7 @@ int timeout(callout_func_t func, void *arg, unsigned long ticks)
 {
 	struct twheel_timeout *t;
 	unsigned long flags;
+	unsigned int bits;
 	u32 h;
 
 	if (!func || ticks > CALLOUT_MAX_TICKS)
@@ -207,15 +221,16 @@ int timeout(callout_func_t func, void *arg, unsigned long ticks)
 
 	h = hash_key(func, arg);
 	rcu_read_lock();
+	bits = rcu_dereference(twheel_htab)->bits;
 	raw_spin_lock_irqsave(stripe(h), flags);
 	hlist_add_head(&t->hnode, chain(h));
-	twheel_arm_timeout(&t->c, func, arg, ticks);
+	WARN_ON_ONCE(twheel_arm_timeout(&t->c, func, arg, ticks) < 0);
 	raw_spin_unlock_irqrestore(stripe(h), flags);
 	rcu_read_unlock();
 
 	percpu_counter_inc(&twheel_hashed);
-	if (percpu_counter_read_positive(&twheel_hashed) >
-	    2 * BIT(READ_ONCE(rcu_access_pointer(twheel_htab)->bits)))
+	if (bits < TWHEEL_HASH_MAX_BITS &&
+	    percpu_counter_read_positive(&twheel_hashed) > 2 * BIT(bits))
 		schedule_work(&twheel_grow_work);
 	return 0;
 }
@@ -287,10 +302,20 @@ void twheel_timeout_run(struct callout *c)
 void twheel_timeout_free(struct callout *c)
 {
 	struct twheel_timeout *t = container_of(c, struct twheel_timeout, c);
+	u32 h = hash_key(c->func, c->arg);
+	unsigned long flags;
 
+	raw_spin_lock_irqsave(stripe(h), flags);
 	hlist_del(&t->hnode);
+	raw_spin_unlock_irqrestore(stripe(h), flags);
 	percpu_counter_dec(&twheel_hashed);
 	kmem_cache_free(twheel_timeout_cache, t);
+}
+
+/* At unload, before the wheels are emptied: no more growing. */
+void twheel_timeout_quiesce(void)
+{
+	cancel_work_sync(&twheel_grow_work);
 }
 
 /**
@@ -299,29 +324,41 @@ void twheel_timeout_free(struct callout *c)
  * @bits: log2 of the bucket count.
  * @longest: the longest chain, bucket by bucket under each stripe lock.
  *
+ * A statistic: taken bucket by bucket, it may straddle a growth of the
+ * table, and then counts some chains in the new table.
+ *
  * Context: process context.
  */
 void twheel_hash_read(unsigned int *bits, unsigned long *longest)
 {
-	struct twheel_htab *t;
 	unsigned long flags;
 	u32 b;
 
 	*longest = 0;
 	rcu_read_lock();
-	t = rcu_dereference(twheel_htab);
-	*bits = t->bits;
-	for (b = 0; b < BIT(t->bits); b++) {
+	*bits = rcu_dereference(twheel_htab)->bits;
+	rcu_read_unlock();
+	for (b = 0; b < BIT(*bits); b++) {
 		struct hlist_node *pos;
 		unsigned long len = 0;
 
+		rcu_read_lock();
 		raw_spin_lock_irqsave(stripe(b), flags);
 		hlist_for_each(pos, chain(b))
 			len++;
 		raw_spin_unlock_irqrestore(stripe(b), flags);
+		rcu_read_unlock();
 		*longest = max(*longest, len);
+		if (!(b & 1023))
+			cond_resched();
 	}
-	rcu_read_unlock();
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_hash_read);
+
+/* What one timeout() callout takes: the callout and its hash linkage. */
+size_t twheel_timeout_entry_size(void)
+{
+	return sizeof(struct twheel_timeout);
 }
 
 int twheel_timeout_init(void)

@@ -238,6 +238,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_visit_tick);
  */
 int twheel_init(struct twheel *w, const struct twheel_geometry *geo, u64 now)
 {
+	struct list_head *slot;
+	unsigned long *busy;
 	unsigned int n, i;
 	int ret;
 
@@ -260,15 +262,17 @@ int twheel_init(struct twheel *w, const struct twheel_geometry *geo, u64 now)
 	for (n = 0; w->pow2 && n <= geo->levels; n++)
 		w->shift[n] = ilog2(w->gran[n]);
 
-	w->slot = kvmalloc_array(w->nslots, sizeof(*w->slot), GFP_KERNEL);
-	w->busy = bitmap_zalloc(w->nslots, GFP_KERNEL);
-	if (!w->slot || !w->busy) {
-		kvfree(w->slot);
-		bitmap_free(w->busy);
+	slot = kvmalloc_array(w->nslots, sizeof(*slot), GFP_KERNEL);
+	busy = bitmap_zalloc(w->nslots, GFP_KERNEL);
+	if (!slot || !busy) {
+		kvfree(slot);
+		bitmap_free(busy);
 		return -ENOMEM;
 	}
 	for (i = 0; i < w->nslots; i++)
-		INIT_LIST_HEAD(&w->slot[i]);
+		INIT_LIST_HEAD(&slot[i]);
+	w->slot = slot;
+	w->busy = busy;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_init);
@@ -290,6 +294,24 @@ void twheel_destroy(struct twheel *w)
 EXPORT_SYMBOL_IF_KUNIT(twheel_destroy);
 
 /**
+ * twheel_forward() - move an empty wheel's clock on without processing
+ * @w: the wheel, with no entry pending.
+ * @now: the new time; nothing happens if it is not after @w->now.
+ *
+ * An owner whose wheel sleeps while empty calls this before arming it
+ * again, so that the first advance does not walk the time it slept: a
+ * hashed wheel would visit the new entry's slot once per rotation of it.
+ */
+void twheel_forward(struct twheel *w, u64 now)
+{
+	if (WARN_ON_ONCE(w->count) || now <= w->now)
+		return;
+	w->stats.skipped += now - w->now;
+	w->now = now;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_forward);
+
+/**
  * twheel_entry_init() - make an entry idle
  * @e: the entry.
  */
@@ -309,7 +331,7 @@ static void place(struct twheel *w, struct twheel_entry *e)
 
 	list_add_tail(&e->node, &w->slot[i]);
 	__set_bit(i, w->busy);
-	e->slot = i;
+	WRITE_ONCE(e->slot, i);
 }
 
 /**
@@ -381,7 +403,7 @@ bool twheel_del(struct twheel *w, struct twheel_entry *e)
 	list_del_init(&e->node);
 	if (i != TWHEEL_SLOT_EXPIRED && list_empty(&w->slot[i]))
 		__clear_bit(i, w->busy);
-	e->slot = TWHEEL_SLOT_IDLE;
+	WRITE_ONCE(e->slot, TWHEEL_SLOT_IDLE);
 	w->count--;
 	return true;
 }
@@ -478,7 +500,7 @@ static void visit_slot(struct twheel *w, unsigned int n,
 		list_del(&e->node);
 		if (e->expires == w->now) {
 			list_add_tail(&e->node, expired);
-			e->slot = TWHEEL_SLOT_EXPIRED;
+			WRITE_ONCE(e->slot, TWHEEL_SLOT_EXPIRED);
 			continue;
 		}
 		if (lvl_div(w, e->expires, n) == lvl_div(w, w->now, n))
@@ -539,7 +561,7 @@ void twheel_advance(struct twheel *w, u64 to, twheel_expire_fn fn, void *ctx)
 
 			e = list_first_entry(&expired, struct twheel_entry, node);
 			list_del_init(&e->node);
-			e->slot = TWHEEL_SLOT_IDLE;
+			WRITE_ONCE(e->slot, TWHEEL_SLOT_IDLE);
 			w->count--;
 			w->stats.expired++;
 			fn(w, e, ctx);

@@ -157,6 +157,8 @@ static int config_show(struct seq_file *m, void *v)
 	seq_printf(m, "span: %llu ticks (%llu ms); longer intervals wait at the top level\n",
 		   span, mul_u64_u64_div_u64(span, tick, NSEC_PER_MSEC));
 	seq_printf(m, "max_ticks: %lu\n", CALLOUT_MAX_TICKS);
+	seq_printf(m, "bytes: callout %zu, timeout entry %zu\n",
+		   sizeof(struct callout), twheel_timeout_entry_size());
 	seq_printf(m, "now: tick %llu\n", twheel_now());
 	return 0;
 }
@@ -171,6 +173,9 @@ static void hist_show(struct seq_file *m, const char *unit, const u64 *hist)
 			continue;
 		if (b == 0)
 			seq_printf(m, "  %20s %s: %llu\n", "0", unit, hist[b]);
+		else if (b == TWHEEL_HIST_BUCKETS - 1)
+			seq_printf(m, "  %9llu..          %s: %llu\n",
+				   1ULL << (b - 1), unit, hist[b]);
 		else
 			seq_printf(m, "  %9llu..%-9llu %s: %llu\n",
 				   1ULL << (b - 1), (1ULL << b) - 1, unit,
@@ -239,18 +244,18 @@ static int callouts_show(struct seq_file *m, void *v)
 	seq_printf(m, "%-4s %-16s %-40s %s\n", "cpu", "ticks_left", "function",
 		   "arg");
 	for_each_possible_cpu(cpu) {
-		unsigned long room = TWHEEL_LIST_MAX - shown, n, i;
+		unsigned long room = TWHEEL_LIST_MAX - shown, copied, i;
 
-		n = twheel_callouts_read(cpu, info, room);
-		total += n;
-		for (i = 0; i < min(n, room); i++)
+		total += twheel_callouts_read(cpu, info, room, &copied);
+		for (i = 0; i < copied; i++)
 			seq_printf(m, "%-4u %-16lld %-40ps %p\n", cpu,
 				   (s64)(info[i].expires - now), info[i].func,
 				   info[i].arg);
-		shown += min(n, room);
+		shown += copied;
 	}
 	if (total > shown)
-		seq_printf(m, "... and %lu more\n", total - shown);
+		seq_printf(m, "... and %lu more (past the 1000 shown, or due and about to run)\n",
+			   total - shown);
 	kvfree(info);
 	return 0;
 }

@@ -9,16 +9,22 @@
  * DOC: twheel callout engine
  *
  * Every possible CPU has a &struct twheel_base: a wheel (twheel_core.c), a
- * raw spinlock and an hrtimer in softirq mode, pinned to the CPU: the
+ * raw spinlock and an hrtimer in softirq mode, pinned to the CPU.  The
  * paper's Appendix B (symmetric multiprocessing) observes that Schemes 5-7
- * suit processors that would otherwise queue for one locked structure, and
- * per-CPU wheels take that to the end.  A callout is armed on the wheel of the CPU that arms it and runs
- * there, in softirq context, from the hrtimer's callback.
+ * suit processors that would otherwise queue for one locked structure;
+ * per-CPU wheels take that to the end.  A callout is armed on the wheel of
+ * the CPU that arms it and runs there, in softirq context, from the
+ * hrtimer's callback.
  *
  * Time.  Tick k begins at k * tick_ns nanoseconds of CLOCK_MONOTONIC, the
  * same on all CPUs.  setcallout(c, f, a, n) called during tick T makes c due
  * on tick T + n + 1, so at least n whole ticks pass before it runs; n = 0
  * means the next tick.
+ *
+ * CPU hotplug.  A CPU going down stops its tick first (CPUHP_AP_ONLINE_DYN)
+ * and hands its callouts to the CPU taking it down once it is dead
+ * (CPUHP_BP_PREPARE_DYN); in between, what it has pending waits, late but
+ * never lost, as kernel timers do.
  *
  * Tickless.  The hrtimer is programmed for twheel_next_work(), the next
  * tick on which a busy slot comes round (the busy-slot bitmap is the
@@ -139,7 +145,8 @@ struct twheel_base {
 	unsigned int cpu;
 };
 
-static DEFINE_PER_CPU(struct twheel_base, twheel_bases);
+/* Allocated at load: too large for the static per-CPU area of modules. */
+static struct twheel_base __percpu *twheel_bases;
 static int twheel_online_state;
 static int twheel_dead_state;
 
@@ -197,7 +204,7 @@ static struct twheel_base *lock_callout_base(struct callout *c,
 		if (!(owner & CALLOUT_MIGRATING)) {
 			struct twheel_base *base;
 
-			base = per_cpu_ptr(&twheel_bases,
+			base = per_cpu_ptr(twheel_bases,
 					   FIELD_GET(CALLOUT_CPU, owner));
 			raw_spin_lock_irqsave(&base->lock, *flags);
 			if (READ_ONCE(c->entry.owner) == owner)
@@ -220,7 +227,7 @@ static void arm_tick(struct twheel_base *base)
 	lockdep_assert_held(&base->lock);
 	if (base->in_tick || !base->online)
 		return;
-	if (WARN_ON_ONCE(base != this_cpu_ptr(&twheel_bases)))
+	if (WARN_ON_ONCE(base != this_cpu_ptr(twheel_bases)))
 		return;
 	next = twheel_next_work(&base->wheel);
 	if (next >= base->programmed)
@@ -246,9 +253,22 @@ static void disarm_idle_tick(struct twheel_base *base)
 		base->programmed = U64_MAX;
 }
 
+/*
+ * Bring an empty wheel's clock up to @now before arming it: a wheel is not
+ * advanced while it sleeps, and would otherwise walk all the time it slept
+ * on its first tick.  Not while its tick runs, which owns the clock.
+ */
+static void wake_idle_wheel(struct twheel_base *base, u64 now)
+{
+	lockdep_assert_held(&base->lock);
+	if (!base->wheel.count && !base->in_tick)
+		twheel_forward(&base->wheel, now);
+}
+
 /* Take @c off @base's wheel; true if it was pending there. */
 static bool cancel_locked(struct twheel_base *base, struct callout *c)
 {
+	lockdep_assert_held(&base->lock);
 	if (!twheel_del(&base->wheel, &c->entry))
 		return false;
 	base->stats.stopped++;
@@ -289,6 +309,7 @@ static void twheel_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 	bool is_timeout = c->entry.owner & CALLOUT_TIMEOUT;
 	u64 t0;
 
+	lockdep_assert_held(&base->lock);
 	base->stats.expired++;
 	hist_add(base->stats.late_ticks, base->tick_to - w->now);
 	hist_add(base->stats.late_ns, base->tick_start - w->now * tick_ns);
@@ -310,7 +331,6 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 {
 	struct twheel_base *base = container_of(timer, struct twheel_base,
 						timer);
-	enum hrtimer_restart ret = HRTIMER_NORESTART;
 	u64 t0 = local_clock();
 	u64 next;
 
@@ -323,21 +343,37 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 	twheel_advance(&base->wheel, base->tick_to, twheel_expire, base);
 	base->in_tick = false;
 
+	/*
+	 * Restart with hrtimer_start(), not a changed expiry and
+	 * HRTIMER_RESTART: a hardirq may have started the timer again
+	 * between its expiry and the lock above, and the expiry of a queued
+	 * timer must not be changed in place.
+	 */
 	next = twheel_next_work(&base->wheel);
 	if (next == U64_MAX || !base->online) {
 		base->programmed = U64_MAX;
 	} else {
 		base->programmed = next;
-		hrtimer_set_expires(timer, tick_to_ktime(next));
-		ret = HRTIMER_RESTART;
+		hrtimer_start(timer, tick_to_ktime(next),
+			      HRTIMER_MODE_ABS_PINNED_SOFT);
 	}
 	t0 = local_clock() - t0 - base->fn_ns;
 	hist_add(base->stats.book_ns, t0);
 	base->stats.work_ns += t0;
 	raw_spin_unlock_irq(&base->lock);
-	return ret;
+	return HRTIMER_NORESTART;
 }
 
+/**
+ * __callout_init() - callout_init() for one lockdep class
+ * @c: the handle.
+ * @name: the class's name for lockdep.
+ * @key: the class, one per call site of callout_init().
+ *
+ * Use callout_init(), which supplies @name and @key.
+ *
+ * Context: any.
+ */
 void __callout_init(struct callout *c, const char *name,
 		    struct lock_class_key *key)
 {
@@ -374,6 +410,7 @@ int setcallout(struct callout *c, callout_func_t func, void *arg,
 {
 	struct twheel_base *base, *local;
 	unsigned long flags;
+	u64 now;
 	int ret;
 
 	if (!c || !func || !callout_valid(c) || ticks > CALLOUT_MAX_TICKS)
@@ -381,8 +418,9 @@ int setcallout(struct callout *c, callout_func_t func, void *arg,
 
 	base = lock_callout_base(c, &flags);
 	ret = twheel_del(&base->wheel, &c->entry);
-	local = this_cpu_ptr(&twheel_bases);	/* interrupts are off */
+	local = this_cpu_ptr(twheel_bases);	/* interrupts are off */
 	if (base != local && base->running != c) {
+		disarm_idle_tick(base);
 		WRITE_ONCE(c->entry.owner, c->entry.owner | CALLOUT_MIGRATING);
 		raw_spin_unlock(&base->lock);
 		base = local;
@@ -391,7 +429,9 @@ int setcallout(struct callout *c, callout_func_t func, void *arg,
 	}
 	c->func = func;
 	c->arg = arg;
-	twheel_add_at(&base->wheel, &c->entry, current_tick() + ticks + 1);
+	now = current_tick();
+	wake_idle_wheel(base, now);
+	WARN_ON_ONCE(twheel_add_at(&base->wheel, &c->entry, now + ticks + 1) < 0);
 	base->stats.started++;
 	base->stats.rearmed += ret;
 	base->stats.peak = max(base->stats.peak, base->wheel.count);
@@ -406,8 +446,8 @@ EXPORT_SYMBOL_GPL(setcallout);
  * @c: the handle.
  *
  * Never waits: if @c's function is running it goes on running (see
- * unsetcallout_sync()).  The hrtimer is left as it is; if it was set for
- * @c alone, it fires once more and finds nothing to do.
+ * unsetcallout_sync()).  If @c was the last callout pending on its CPU,
+ * that CPU's hrtimer is cancelled, so an idle system takes no interrupt.
  *
  * Context: any, including hardirq context and @c's own function.
  * Return: %1 if @c was pending and now will not run, %0 if it was not
@@ -560,7 +600,7 @@ int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
  */
 u64 twheel_interrupts(unsigned int cpu)
 {
-	struct twheel_base *base = per_cpu_ptr(&twheel_bases, cpu);
+	struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
 	unsigned long flags;
 	u64 n;
 
@@ -586,9 +626,9 @@ u64 twheel_now(void)
 void twheel_count_timeout(bool failed)
 {
 	if (failed)
-		this_cpu_inc(twheel_bases.stats.timeout_failures);
+		this_cpu_inc(twheel_bases->stats.timeout_failures);
 	else
-		this_cpu_inc(twheel_bases.stats.timeout_allocs);
+		this_cpu_inc(twheel_bases->stats.timeout_allocs);
 }
 
 /**
@@ -598,7 +638,7 @@ void twheel_count_timeout(bool failed)
  */
 void twheel_stats_read(unsigned int cpu, struct twheel_cpu_stats *st)
 {
-	struct twheel_base *base = per_cpu_ptr(&twheel_bases, cpu);
+	struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&base->lock, flags);
@@ -619,7 +659,7 @@ void twheel_stats_reset(void)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct twheel_base *base = per_cpu_ptr(&twheel_bases, cpu);
+		struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
 		unsigned long flags;
 
 		raw_spin_lock_irqsave(&base->lock, flags);
@@ -636,14 +676,18 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_stats_reset);
  * @cpu: the CPU.
  * @info: room for @max callouts.
  * @max: the most to copy; the lock is held while they are copied.
+ * @copied: how many were copied.
+ *
+ * Those due on the tick being processed, whose turn to run has not come,
+ * are pending but not in a slot, and are not copied.
  *
  * Return: how many callouts are pending on @cpu, copied or not.
  */
 unsigned long twheel_callouts_read(unsigned int cpu,
 				   struct twheel_callout_info *info,
-				   unsigned long max)
+				   unsigned long max, unsigned long *copied)
 {
-	struct twheel_base *base = per_cpu_ptr(&twheel_bases, cpu);
+	struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
 	struct twheel *w = &base->wheel;
 	unsigned long flags, n = 0, total;
 	unsigned int i;
@@ -667,6 +711,7 @@ unsigned long twheel_callouts_read(unsigned int cpu,
 out:
 	total = w->count;
 	raw_spin_unlock_irqrestore(&base->lock, flags);
+	*copied = n;
 	return total;
 }
 
@@ -684,7 +729,7 @@ out:
 void twheel_level_read(unsigned int cpu, unsigned int level,
 		       struct twheel_level_info *li)
 {
-	struct twheel_base *base = per_cpu_ptr(&twheel_bases, cpu);
+	struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
 	struct twheel *w = &base->wheel;
 	unsigned int i, end = w->first[level] + w->geo.slots[level];
 
@@ -707,8 +752,9 @@ void twheel_level_read(unsigned int cpu, unsigned int level,
 /* CPU hotplug: the tick starts on the CPU once it is up ... */
 static int twheel_cpu_online(unsigned int cpu)
 {
-	struct twheel_base *base = this_cpu_ptr(&twheel_bases);
+	struct twheel_base *base = this_cpu_ptr(twheel_bases);
 
+	WARN_ON_ONCE(base->cpu != cpu);
 	raw_spin_lock_irq(&base->lock);
 	base->online = true;
 	base->programmed = U64_MAX;
@@ -720,8 +766,9 @@ static int twheel_cpu_online(unsigned int cpu)
 /* ... stops on it before it goes down ... */
 static int twheel_cpu_offline(unsigned int cpu)
 {
-	struct twheel_base *base = this_cpu_ptr(&twheel_bases);
+	struct twheel_base *base = this_cpu_ptr(twheel_bases);
 
+	WARN_ON_ONCE(base->cpu != cpu);
 	raw_spin_lock_irq(&base->lock);
 	base->online = false;
 	raw_spin_unlock_irq(&base->lock);
@@ -735,20 +782,21 @@ static int twheel_cpu_offline(unsigned int cpu)
  */
 static int twheel_cpu_dead(unsigned int cpu)
 {
-	struct twheel_base *old = per_cpu_ptr(&twheel_bases, cpu);
+	struct twheel_base *old = per_cpu_ptr(twheel_bases, cpu);
 	struct twheel_base *new;
 	struct twheel_entry *e;
 
 	local_irq_disable();
-	new = this_cpu_ptr(&twheel_bases);
+	new = this_cpu_ptr(twheel_bases);
 	raw_spin_lock(&new->lock);
 	raw_spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
+	wake_idle_wheel(new, current_tick());
 	while ((e = twheel_first(&old->wheel))) {
 		u64 expires = e->expires;
 
 		twheel_del(&old->wheel, e);
 		WRITE_ONCE(e->owner, owner_on(e->owner, new->cpu));
-		twheel_add_at(&new->wheel, e, expires);
+		WARN_ON_ONCE(twheel_add_at(&new->wheel, e, expires) < 0);
 	}
 	new->stats.peak = max(new->stats.peak, new->wheel.count);
 	raw_spin_unlock(&old->lock);
@@ -793,13 +841,20 @@ static int __init twheel_params_check(void)
 	return 0;
 }
 
-/* Free every wheel; any callout still pending is reported and dropped. */
+/*
+ * Free every wheel and the bases.  A callout still pending here belongs to
+ * a client that unloaded without cancelling it, which twheel cannot make
+ * safe: it is reported and dropped.  timeout() callouts are twheel's own
+ * and are freed.
+ */
 static void twheel_bases_free(void)
 {
 	unsigned int cpu;
 
+	if (!twheel_bases)
+		return;
 	for_each_possible_cpu(cpu) {
-		struct twheel_base *base = per_cpu_ptr(&twheel_bases, cpu);
+		struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
 		struct twheel_entry *e;
 
 		if (!base->wheel.slot)
@@ -819,6 +874,8 @@ static void twheel_bases_free(void)
 		}
 		twheel_destroy(&base->wheel);
 	}
+	free_percpu(twheel_bases);
+	twheel_bases = NULL;
 }
 
 static int __init twheel_module_init(void)
@@ -831,8 +888,11 @@ static int __init twheel_module_init(void)
 	if (ret)
 		return ret;
 
+	twheel_bases = alloc_percpu(struct twheel_base);
+	if (!twheel_bases)
+		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		struct twheel_base *base = per_cpu_ptr(&twheel_bases, cpu);
+		struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
 
 		raw_spin_lock_init(&base->lock);
 		hrtimer_init(&base->timer, CLOCK_MONOTONIC,
@@ -880,6 +940,7 @@ static void __exit twheel_module_exit(void)
 	twheel_debugfs_exit();
 	cpuhp_remove_state(twheel_online_state);
 	cpuhp_remove_state_nocalls(twheel_dead_state);
+	twheel_timeout_quiesce();
 	twheel_bases_free();
 	twheel_timeout_exit();
 }

@@ -21,6 +21,7 @@
 #ifndef _TWHEEL_H
 #define _TWHEEL_H
 
+#include <linux/limits.h>
 #include <linux/lockdep.h>
 #include <linux/types.h>
 

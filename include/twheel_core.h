@@ -109,6 +109,7 @@ int twheel_geometry_check(const struct twheel_geometry *geo);
 u64 twheel_span(const struct twheel_geometry *geo);
 int twheel_init(struct twheel *w, const struct twheel_geometry *geo, u64 now);
 void twheel_destroy(struct twheel *w);
+void twheel_forward(struct twheel *w, u64 now);
 
 unsigned int twheel_level(const struct twheel *w, u64 now, u64 expires);
 unsigned int twheel_slot_index(const struct twheel *w, unsigned int level,
@@ -132,7 +133,7 @@ void twheel_advance(struct twheel *w, u64 to, twheel_expire_fn fn, void *ctx);
  */
 static inline bool twheel_entry_pending(const struct twheel_entry *e)
 {
-	return e->slot != TWHEEL_SLOT_IDLE;
+	return READ_ONCE(e->slot) != TWHEEL_SLOT_IDLE;
 }
 
 #endif /* _TWHEEL_CORE_H */

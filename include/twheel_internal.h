@@ -74,7 +74,7 @@ void twheel_stats_reset(void);
 void twheel_count_timeout(bool failed);
 unsigned long twheel_callouts_read(unsigned int cpu,
 				   struct twheel_callout_info *info,
-				   unsigned long max);
+				   unsigned long max, unsigned long *copied);
 void twheel_level_read(unsigned int cpu, unsigned int level,
 		       struct twheel_level_info *li);
 void twheel_call(struct callout *c, callout_func_t func, void *arg);
@@ -84,7 +84,9 @@ int twheel_timeout_init(void);
 void twheel_timeout_exit(void);
 void twheel_timeout_run(struct callout *c);
 void twheel_timeout_free(struct callout *c);
+void twheel_timeout_quiesce(void);
 void twheel_hash_read(unsigned int *bits, unsigned long *longest);
+size_t twheel_timeout_entry_size(void);
 
 /* twheel_debugfs.c */
 void twheel_debugfs_init(void);

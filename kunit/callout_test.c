@@ -357,6 +357,46 @@ static void timeout_and_untimeout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(runs), 1);
 }
 
+static unsigned int hash_bits(void)
+{
+	unsigned long longest;
+	unsigned int bits;
+
+	twheel_hash_read(&bits, &longest);
+	return bits;
+}
+
+/*
+ * Of two pending duplicates, untimeout() cancels the most recently armed,
+ * also after the hash table has grown under them.
+ */
+static void untimeout_most_recent_after_growth(struct kunit *test)
+{
+	atomic_t *dup = kunit_kzalloc(test, sizeof(*dup), GFP_KERNEL);
+	unsigned int bits = hash_bits(), n = (2U << bits) + 100, i;
+	atomic_t *other = vcalloc(n, sizeof(*other));
+
+	KUNIT_ASSERT_NOT_NULL(test, dup);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	/* The older one will run in 5 s; the newer one would in an hour. */
+	KUNIT_ASSERT_EQ(test, timeout(count_fn, dup,
+				      twheel_ns_to_ticks(5 * NSEC_PER_SEC)), 0);
+	KUNIT_ASSERT_EQ(test, timeout(count_fn, dup,
+				      twheel_ns_to_ticks(3600 * NSEC_PER_SEC)),
+			0);
+	/* Enough others to make the table outgrow its size. */
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, timeout(count_fn, &other[i], 1000000), 0);
+	KUNIT_EXPECT_TRUE(test, poll_until(hash_bits() > bits));
+
+	KUNIT_EXPECT_EQ(test, untimeout(count_fn, dup), 1);
+	KUNIT_EXPECT_TRUE(test, poll_until(atomic_read(dup) == 1));
+	KUNIT_EXPECT_EQ(test, untimeout(count_fn, dup), 0);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, untimeout(count_fn, &other[i]), 1);
+	vfree(other);
+}
+
 /* Many callouts with random intervals: each runs once, none early. */
 static void setcallout_random_intervals(struct kunit *test)
 {
@@ -417,6 +457,7 @@ static struct kunit_case twheel_callout_cases[] = {
 	KUNIT_CASE(unsetcallout_sync_from_own_function),
 	KUNIT_CASE(unsetcallout_sync_atomic_context),
 	KUNIT_CASE(timeout_and_untimeout),
+	KUNIT_CASE_SLOW(untimeout_most_recent_after_growth),
 	KUNIT_CASE_SLOW(setcallout_random_intervals),
 	KUNIT_CASE_SLOW(untimeout_many_pairs),
 	{}

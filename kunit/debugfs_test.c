@@ -83,7 +83,8 @@ static void read_totals(struct kunit *test, struct totals *t)
 	int n;
 
 	KUNIT_ASSERT_NOT_NULL_MSG(test, row, "no total row in:\n%s", buf);
-	n = sscanf(row, " total %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+	n = sscanf(row,
+		   " total %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
 		   &t->started, &t->rearmed, &t->stopped, &t->expired,
 		   &t->interrupts, &t->work_ns, &t->ticks, &t->skipped,
 		   &t->migrated, &t->early, &t->t_allocs, &t->t_failed,

@@ -1422,6 +1422,35 @@ static void twheel_add_at_absolute_ticks(struct kunit *test)
 	twheel_destroy(w);
 }
 
+/* twheel_forward() moves an empty wheel's clock; arming then counts from it. */
+static void twheel_forward_empty_wheel(struct kunit *test)
+{
+	const struct twheel_geometry *geo = test->param_value;
+	struct twheel *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct at_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	u64 far = 1000000007ULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_EQ(test, twheel_init(w, geo, 10), 0);
+	twheel_forward(w, far);
+	KUNIT_EXPECT_EQ(test, w->now, far);
+	KUNIT_EXPECT_EQ(test, w->stats.skipped, far - 10);
+	/* Backwards is ignored. */
+	twheel_forward(w, 5);
+	KUNIT_EXPECT_EQ(test, w->now, far);
+
+	twheel_entry_init(&c->e[0]);
+	KUNIT_ASSERT_EQ(test, twheel_add(w, &c->e[0], 3), 0);
+	KUNIT_EXPECT_GT(test, twheel_next_work(w), far);
+	KUNIT_EXPECT_LE(test, twheel_next_work(w), far + 3);
+	twheel_advance(w, far + 3, at_expiry, c);
+	KUNIT_EXPECT_EQ(test, c->fired_at[0], far + 3);
+	/* A tick a level at most, however long the wheel had slept. */
+	KUNIT_EXPECT_LE(test, w->stats.ticks, (u64)geo->levels);
+	twheel_destroy(w);
+}
+
 /* twheel_first() hands out every pending entry, then NULL. */
 static void twheel_first_empties_wheel(struct kunit *test)
 {
@@ -1460,6 +1489,7 @@ static struct kunit_case twheel_wheel_cases[] = {
 	KUNIT_CASE(twheel_advance_paper_example),
 	KUNIT_CASE_PARAM(twheel_add_at_absolute_ticks, wheel_gen_params),
 	KUNIT_CASE_PARAM(twheel_first_empties_wheel, wheel_gen_params),
+	KUNIT_CASE_PARAM(twheel_forward_empty_wheel, wheel_gen_params),
 	TWHEEL_CASE_PARAM_SLOW(twheel_add_million, million_gen_params),
 	{}
 };

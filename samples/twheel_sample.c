@@ -8,6 +8,7 @@
 #include <linux/atomic.h>
 #include <linux/module.h>
 #include <linux/printk.h>
+#include <linux/rcupdate.h>
 
 #include "twheel.h"
 
@@ -71,7 +72,9 @@ static void __exit sample_exit(void)
 {
 	/* Process context: wait for a running sample_tick() to return. */
 	unsetcallout_sync(&sample.tick);
+	/* Cancel the timeout if pending; if it is running, let it return. */
 	untimeout(sample_once, &kept);
+	synchronize_rcu();
 	pr_info("twheel_sample: the periodic callout ran %d times\n",
 		atomic_read(&sample.runs));
 }

@@ -2,7 +2,7 @@
 /*
  * A twheel workload, for the demo: many callouts that expire and re-arm,
  * a share of them stopped before expiry as a retransmission timer is when
- * its acknowledgement arrives.
+ * its acknowledgment arrives.
  *
  * Each of @callouts flows keeps a timer armed for an interval drawn from
  * @dist around @mean_ms.  With probability @stop_pct percent an arming also
@@ -176,23 +176,21 @@ static void __exit wl_exit(void)
 {
 	s64 expired, late_avg;
 	unsigned int i;
-	int found;
 
 	/*
-	 * Once every handle has been waited for after @stopping was set, no
-	 * function that saw it clear is left, but one may have armed a
-	 * handle waited for before it: repeat until a pass finds nothing.
+	 * Callout functions run in softirq context, which RCU waits for: once
+	 * @stopping is set and a grace period has passed, every function
+	 * that could have seen it clear has returned, and none arms again.
+	 * Then one pass cancels what is left.
 	 */
 	atomic_set(&wl.stopping, 1);
-	do {
-		found = 0;
-		for (i = 0; i < callouts; i++) {
-			found |= unsetcallout_sync(&wl.flows[i].ack);
-			found |= unsetcallout_sync(&wl.flows[i].timer);
-			while (bsd && untimeout(wl_timer_fn, &wl.flows[i]))
-				found = 1;
-		}
-	} while (found);
+	synchronize_rcu();
+	for (i = 0; i < callouts; i++) {
+		unsetcallout_sync(&wl.flows[i].ack);
+		unsetcallout_sync(&wl.flows[i].timer);
+		while (bsd && untimeout(wl_timer_fn, &wl.flows[i]))
+			;
+	}
 	/* A timeout() function may still be running: wait it out. */
 	synchronize_rcu();
 	vfree(wl.flows);
