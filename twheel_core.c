@@ -57,6 +57,7 @@
  *  Scheme 6, 256 slots     256 ms
  *  Scheme 6, 4096 slots    4.1 s
  *  Scheme 7, 4 x 64        64 ms     4.1 s      4.4 min     4.7 h
+ *  Scheme 7, 3 x 256       256 ms    65.5 s     4.7 h
  *  Scheme 7, 4 x 256       256 ms    65.5 s     4.7 h       49.7 days
  *  Scheme 7, 60/60/24/100  60 s      1 h        1 day       100 days
  *  ======================  ========  =========  ==========  ==========

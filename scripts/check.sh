@@ -43,7 +43,7 @@ for v in $kvers; do
 		{ status=1; continue; }
 	mapfile -t mods <<<"$list"
 	# Every suite under each scheme: the default, then the other.
-	for params in "" "scheme=7"; do
+	for params in "" "scheme=6"; do
 		"$here/run-tests.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
 			--label "$v${params:+ $params}" --counts "$counts" \
 			"${mods[0]}${params:+:$params}" "${mods[@]:1}" ||
