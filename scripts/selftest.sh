@@ -8,8 +8,9 @@
 # it exits non-zero with the right message; and that a clean run passes.
 # VERSION is the test kernel to use (default: the newest supported).
 #
-# One check uses twheel itself: a client that calls unsetcallout_sync()
-# holding a lock its callout takes must draw a lockdep report.
+# Two checks use twheel itself: a client that calls unsetcallout_sync()
+# holding a lock its callout takes must draw a lockdep report, and an
+# invalid module parameter must make twheel's insmod fail, saying why.
 
 set -euo pipefail
 
@@ -59,6 +60,12 @@ expect warning fail 'problem: kernel warning' 600 harness_warn harness_pass
 expect no-load fail 'insmod harness_noload failed' 600 harness_noload harness_pass
 expect hang fail 'did not reach the end|killed after' 60 harness_hang harness_pass
 expect lockdep fail 'problem: lockdep report' 600 "$twheel" harness_lockdep harness_pass
+expect bad-params fail 'insmod twheel failed' 600 "$twheel:scheme=5" harness_pass
+# ... and twheel said why.
+if ! grep -q 'twheel: scheme=5 .* is not valid' "$out/bad-params.console.log"; then
+	note "harness self-test bad-params: FAILED: twheel did not say why it refused scheme=5"
+	failures=$((failures + 1))
+fi
 
-[ $failures -eq 0 ] || die "the harness self-test failed $failures of 6 checks"
-note "harness self-test: all 6 checks behaved"
+[ $failures -eq 0 ] || die "the harness self-test failed $failures of 7 checks"
+note "harness self-test: all 7 checks behaved"
