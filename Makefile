@@ -4,6 +4,7 @@
 # make check          build the test kernels and run every test in QEMU
 #                     (KVERS="6.12" for one kernel only)
 # make demo           the main job: twheel and a workload in QEMU, with stats
+# make bench          the paper's Fig. 9 and memory, into bench/results/
 # make clean
 
 # The running kernel's build directory, else the stock Debian 12 headers.
@@ -22,4 +23,7 @@ check:
 demo:
 	scripts/demo.sh
 
-.PHONY: all modules clean check demo
+bench:
+	scripts/bench.sh
+
+.PHONY: all modules clean check demo bench

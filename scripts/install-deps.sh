@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# install-deps.sh - install the Debian 12 packages the build and tests need.
+# install-deps.sh [PACKAGE...] - install the Debian 12 packages the build
+# and tests need, and any named.
 
 set -euo pipefail
 
@@ -16,6 +17,7 @@ packages=(
 for v in $TWHEEL_KERNELS; do
 	packages+=("linux-source-$v")
 done
+packages+=("$@")
 
 missing=()
 for p in "${packages[@]}"; do

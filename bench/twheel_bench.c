@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The paper's Fig. 9 experiment, and the memory each facility takes per
+ * outstanding timer.  Loaded by scripts/bench.sh, after twheel.ko; runs in
+ * its init and prints one CSV line per figure to the kernel log:
+ *
+ *   twheel_bench: fig9,FACILITY,SCHEME,N,NS_PER_PAIR
+ *   twheel_bench: memory,FACILITY,BYTES
+ *
+ * Fig. 9: N timers are armed for random times far in the future; then one
+ * more is cancelled and set again, over and over, each time for a random
+ * time farther out than all the others, and the time per cancel+set pair
+ * is reported.  The facilities:
+ *
+ *   bsd_list           4.4BSD's calltodo: one list sorted by expiry, each
+ *                      c_time relative to its predecessor; timeout() walks
+ *                      it to insert, untimeout() walks it to find (func, arg)
+ *   twheel_timeout     twheel's timeout()/untimeout(), found by hash
+ *   twheel_setcallout  twheel's setcallout()/unsetcallout(), by handle
+ *   timer_list         the kernel's timer wheel: timer_delete() + add_timer()
+ *   hrtimer            the kernel's rbtree: hrtimer_try_to_cancel() +
+ *                      hrtimer_start()
+ */
+
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/prandom.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/timer.h>
+#include <linux/vmalloc.h>
+
+#include "twheel.h"
+
+static char *facilities = "bsd_list,twheel_timeout,twheel_setcallout,timer_list,hrtimer";
+module_param(facilities, charp, 0444);
+MODULE_PARM_DESC(facilities, "comma-separated facilities to measure");
+
+static unsigned int scheme;
+module_param(scheme, uint, 0444);
+MODULE_PARM_DESC(scheme, "twheel's scheme, for the CSV (6 or 7)");
+
+static unsigned int max_n = 1000000;
+module_param(max_n, uint, 0444);
+MODULE_PARM_DESC(max_n, "largest N; N runs over the powers of 10 from 100");
+
+static unsigned int min_ms = 200;
+module_param(min_ms, uint, 0444);
+MODULE_PARM_DESC(min_ms, "time each point is measured for, at least");
+
+/*
+ * "Far in the future": the N timers are set between FAR and 2 * FAR units
+ * ahead, the one being set again between 3 * FAR and 4 * FAR.  In twheel
+ * ticks and BSD ticks (1 ms by default) that is over 16 minutes: nothing
+ * fires during a run.
+ */
+#define FAR		1000000ULL
+
+static struct rnd_state bench_rnd;
+
+static u64 far_random(unsigned int quarter)
+{
+	return FAR * quarter + prandom_u32_state(&bench_rnd) % FAR;
+}
+
+static void never(void *arg)
+{
+	WARN_ONCE(1, "twheel_bench: a far timer ran\n");
+}
+
+/* ---- 4.4BSD calltodo -------------------------------------------------- */
+
+struct bsd_callout {
+	struct bsd_callout *c_next;
+	void *c_arg;
+	callout_func_t c_func;
+	long c_time;			/* ticks after its predecessor */
+};
+
+static struct bsd_callout bsd_calltodo;	/* list head */
+static struct bsd_callout *bsd_callfree;
+static DEFINE_SPINLOCK(bsd_lock);	/* splclock() */
+
+static void bsd_timeout(callout_func_t func, void *arg, long t)
+{
+	struct bsd_callout *new, *p1, *p2;
+	unsigned long flags;
+
+	spin_lock_irqsave(&bsd_lock, flags);
+	new = bsd_callfree;
+	bsd_callfree = new->c_next;
+	new->c_arg = arg;
+	new->c_func = func;
+	/* Walk to the insertion point, turning t into a difference. */
+	for (p1 = &bsd_calltodo; (p2 = p1->c_next) && p2->c_time < t; p1 = p2)
+		if (p2->c_time > 0)
+			t -= p2->c_time;
+	new->c_time = t;
+	if (p2)
+		p2->c_time -= t;
+	p1->c_next = new;
+	new->c_next = p2;
+	spin_unlock_irqrestore(&bsd_lock, flags);
+}
+
+static void bsd_untimeout(callout_func_t func, void *arg)
+{
+	struct bsd_callout *p1, *p2;
+	unsigned long flags;
+
+	spin_lock_irqsave(&bsd_lock, flags);
+	for (p1 = &bsd_calltodo; (p2 = p1->c_next); p1 = p2) {
+		if (p2->c_func != func || p2->c_arg != arg)
+			continue;
+		if (p2->c_next && p2->c_time > 0)
+			p2->c_next->c_time += p2->c_time;
+		p1->c_next = p2->c_next;
+		p2->c_next = bsd_callfree;
+		bsd_callfree = p2;
+		break;
+	}
+	spin_unlock_irqrestore(&bsd_lock, flags);
+}
+
+/* ---- the experiment --------------------------------------------------- */
+
+/*
+ * One facility: @setup arms timers 0..n-1 (a sorted fast path is fine,
+ * it is not measured), @pairs does @reps cancel+set pairs on timer n,
+ * @teardown cancels everything.
+ */
+struct facility {
+	const char *name;
+	bool twheel;
+	size_t bytes;
+	int (*setup)(unsigned int n);
+	void (*pairs)(unsigned int n, unsigned int reps);
+	void (*teardown)(unsigned int n);
+};
+
+static void *items;		/* n + 1 of the facility's timers */
+static u64 *sorted;		/* setup times, sorted, for bsd_list */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int bsd_setup(unsigned int n)
+{
+	struct bsd_callout *c;
+	u64 prev = 0;
+	unsigned int i;
+
+	items = vcalloc(n + 2, sizeof(*c));
+	sorted = vmalloc(array_size(n, sizeof(*sorted)));
+	if (!items || !sorted)
+		return -ENOMEM;
+	c = items;
+	/* The free list holds the two spares; the list is built sorted. */
+	c[n].c_next = &c[n + 1];
+	bsd_callfree = &c[n];
+	for (i = 0; i < n; i++)
+		sorted[i] = far_random(1);
+	sort(sorted, n, sizeof(*sorted), cmp_u64, NULL);
+	bsd_calltodo.c_next = n ? &c[0] : NULL;
+	for (i = 0; i < n; i++) {
+		c[i].c_func = never;
+		c[i].c_arg = &c[i];
+		c[i].c_time = sorted[i] - prev;
+		c[i].c_next = i + 1 < n ? &c[i + 1] : NULL;
+		prev = sorted[i];
+	}
+	bsd_timeout(never, &c[n], far_random(3));
+	return 0;
+}
+
+static void bsd_pairs(unsigned int n, unsigned int reps)
+{
+	struct bsd_callout *c = items;
+
+	while (reps--) {
+		bsd_untimeout(never, &c[n]);
+		bsd_timeout(never, &c[n], far_random(3));
+	}
+}
+
+static void bsd_teardown(unsigned int n)
+{
+	bsd_calltodo.c_next = NULL;
+	bsd_callfree = NULL;
+	vfree(sorted);
+	sorted = NULL;
+}
+
+static int tw_timeout_setup(unsigned int n)
+{
+	unsigned long *arg;
+	unsigned int i;
+
+	items = vcalloc(n + 1, sizeof(*arg));
+	if (!items)
+		return -ENOMEM;
+	arg = items;
+	for (i = 0; i <= n; i++)
+		if (timeout(never, &arg[i], far_random(i < n ? 1 : 3)))
+			return -ENOMEM;
+	return 0;
+}
+
+static void tw_timeout_pairs(unsigned int n, unsigned int reps)
+{
+	unsigned long *arg = items;
+
+	while (reps--) {
+		untimeout(never, &arg[n]);
+		timeout(never, &arg[n], far_random(3));
+	}
+}
+
+static void tw_timeout_teardown(unsigned int n)
+{
+	unsigned long *arg = items;
+	unsigned int i;
+
+	for (i = 0; i <= n; i++)
+		untimeout(never, &arg[i]);
+}
+
+static int tw_callout_setup(unsigned int n)
+{
+	struct callout *c;
+	unsigned int i;
+
+	items = vcalloc(n + 1, sizeof(*c));
+	if (!items)
+		return -ENOMEM;
+	c = items;
+	for (i = 0; i <= n; i++) {
+		callout_init(&c[i]);
+		setcallout(&c[i], never, &c[i], far_random(i < n ? 1 : 3));
+	}
+	return 0;
+}
+
+static void tw_callout_pairs(unsigned int n, unsigned int reps)
+{
+	struct callout *c = items;
+
+	while (reps--) {
+		unsetcallout(&c[n]);
+		setcallout(&c[n], never, &c[n], far_random(3));
+	}
+}
+
+static void tw_callout_teardown(unsigned int n)
+{
+	struct callout *c = items;
+	unsigned int i;
+
+	for (i = 0; i <= n; i++)
+		unsetcallout_sync(&c[i]);
+}
+
+static void timer_never(struct timer_list *t)
+{
+	never(t);
+}
+
+/* timer_list and hrtimer times: FAR units of 1 ms, as twheel's ticks. */
+static unsigned long far_jiffies(unsigned int quarter)
+{
+	return jiffies + msecs_to_jiffies(far_random(quarter));
+}
+
+static int timer_setup_n(unsigned int n)
+{
+	struct timer_list *t;
+	unsigned int i;
+
+	items = vcalloc(n + 1, sizeof(*t));
+	if (!items)
+		return -ENOMEM;
+	t = items;
+	for (i = 0; i <= n; i++) {
+		timer_setup(&t[i], timer_never, 0);
+		mod_timer(&t[i], far_jiffies(i < n ? 1 : 3));
+	}
+	return 0;
+}
+
+static void timer_pairs(unsigned int n, unsigned int reps)
+{
+	struct timer_list *t = items;
+
+	while (reps--) {
+		timer_delete(&t[n]);
+		t[n].expires = far_jiffies(3);
+		add_timer(&t[n]);
+	}
+}
+
+static void timer_teardown(unsigned int n)
+{
+	struct timer_list *t = items;
+	unsigned int i;
+
+	for (i = 0; i <= n; i++)
+		timer_delete_sync(&t[i]);
+}
+
+static enum hrtimer_restart hrtimer_never(struct hrtimer *h)
+{
+	never(h);
+	return HRTIMER_NORESTART;
+}
+
+static ktime_t far_ktime(unsigned int quarter)
+{
+	return ktime_add_ms(ktime_get(), far_random(quarter));
+}
+
+static int hrtimer_setup_n(unsigned int n)
+{
+	struct hrtimer *h;
+	unsigned int i;
+
+	items = vcalloc(n + 1, sizeof(*h));
+	if (!items)
+		return -ENOMEM;
+	h = items;
+	for (i = 0; i <= n; i++) {
+		hrtimer_init(&h[i], CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+		h[i].function = hrtimer_never;
+		hrtimer_start(&h[i], far_ktime(i < n ? 1 : 3), HRTIMER_MODE_ABS);
+	}
+	return 0;
+}
+
+static void hrtimer_pairs(unsigned int n, unsigned int reps)
+{
+	struct hrtimer *h = items;
+
+	while (reps--) {
+		hrtimer_try_to_cancel(&h[n]);
+		hrtimer_start(&h[n], far_ktime(3), HRTIMER_MODE_ABS);
+	}
+}
+
+static void hrtimer_teardown(unsigned int n)
+{
+	struct hrtimer *h = items;
+	unsigned int i;
+
+	for (i = 0; i <= n; i++)
+		hrtimer_cancel(&h[i]);
+}
+
+static const struct facility facility_table[] = {
+	{ "bsd_list", false, sizeof(struct bsd_callout), bsd_setup,
+	  bsd_pairs, bsd_teardown },
+	{ "twheel_timeout", true, 0, tw_timeout_setup, tw_timeout_pairs,
+	  tw_timeout_teardown },
+	{ "twheel_setcallout", true, sizeof(struct callout), tw_callout_setup,
+	  tw_callout_pairs, tw_callout_teardown },
+	{ "timer_list", false, sizeof(struct timer_list), timer_setup_n,
+	  timer_pairs, timer_teardown },
+	{ "hrtimer", false, sizeof(struct hrtimer), hrtimer_setup_n,
+	  hrtimer_pairs, hrtimer_teardown },
+};
+
+/*
+ * ns per pair for @f with @n timers outstanding, or 0 on failure: the
+ * fastest of three batches, each of enough pairs to last min_ms.
+ */
+static u64 measure(const struct facility *f, unsigned int n)
+{
+	unsigned int reps = 16, batch;
+	u64 t0, ns, best = U64_MAX;
+
+	if (f->setup(n)) {
+		f->teardown(n);
+		vfree(items);
+		items = NULL;
+		return 0;
+	}
+	/* Double the repetitions until one batch lasts min_ms. */
+	for (;;) {
+		t0 = ktime_get_ns();
+		f->pairs(n, reps);
+		ns = ktime_get_ns() - t0;
+		if (ns >= (u64)min_ms * NSEC_PER_MSEC || reps >= (1U << 30))
+			break;
+		reps *= 2;
+		cond_resched();
+	}
+	for (batch = 0; batch < 3; batch++) {
+		t0 = ktime_get_ns();
+		f->pairs(n, reps);
+		best = min(best, div_u64(ktime_get_ns() - t0, reps));
+		cond_resched();
+	}
+	f->teardown(n);
+	vfree(items);
+	items = NULL;
+	return best;
+}
+
+static int __init bench_init(void)
+{
+	unsigned int i, n;
+
+	prandom_seed_state(&bench_rnd, 1997);
+	for (i = 0; i < ARRAY_SIZE(facility_table); i++) {
+		const struct facility *f = &facility_table[i];
+		char col[8] = "-";
+
+		if (!strstr(facilities, f->name))
+			continue;
+		if (f->twheel)
+			snprintf(col, sizeof(col), "%u", scheme);
+		if (f->bytes)
+			pr_info("twheel_bench: memory,%s,%zu\n", f->name,
+				f->bytes);
+		for (n = 100; n <= max_n; n *= 10) {
+			u64 ns = measure(f, n);
+
+			if (!ns) {
+				pr_err("twheel_bench: %s with %u timers: out of memory\n",
+				       f->name, n);
+				break;
+			}
+			pr_info("twheel_bench: fig9,%s,%s,%u,%llu\n", f->name,
+				col, n, ns);
+			cond_resched();
+		}
+	}
+	return 0;
+}
+module_init(bench_init);
+
+static void __exit bench_exit(void)
+{
+}
+module_exit(bench_exit);
+
+MODULE_DESCRIPTION("twheel benchmark: the paper's Fig. 9, and memory");
+MODULE_LICENSE("GPL");
