@@ -22,16 +22,7 @@ results=$TWHEEL_TOP/bench/results
 
 "$here/install-deps.sh" gnuplot-nox
 
-# The newest stock kernel whose headers are installed too.
-bzimage= kdir=
-for img in $(ls -v /boot/vmlinuz-*-amd64 2>/dev/null); do
-	ver=${img#/boot/vmlinuz-}
-	if [ -f "/usr/src/linux-headers-$ver/Makefile" ]; then
-		bzimage=$img
-		kdir=/usr/src/linux-headers-$ver
-	fi
-done
-[ -n "$bzimage" ] || die "no /boot/vmlinuz-*-amd64 with matching headers"
+debian_kernel
 
 out=$TWHEEL_TOP/build/bench-$ver
 mods=$("$here/build-module.sh" "$kdir" "$out")

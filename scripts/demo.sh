@@ -31,17 +31,7 @@ twheel_params=${TWHEEL_PARAMS:-}
 "$here/install-deps.sh"
 
 if [ "$kernel" = debian ]; then
-	# The newest stock kernel whose headers are installed too.
-	bzimage= kdir=
-	for img in $(ls -v /boot/vmlinuz-*-amd64 2>/dev/null); do
-		ver=${img#/boot/vmlinuz-}
-		if [ -f "/usr/src/linux-headers-$ver/Makefile" ]; then
-			bzimage=$img
-			kdir=/usr/src/linux-headers-$ver
-		fi
-	done
-	[ -n "$bzimage" ] ||
-		die "no /boot/vmlinuz-*-amd64 with matching linux-headers: apt-get install linux-image-amd64 linux-headers-amd64"
+	debian_kernel
 	label=debian-$ver
 else
 	kdir=$("$here/build-kernel.sh" "$kernel")

@@ -9,3 +9,19 @@ TWHEEL_KERNELS="6.1 6.12"
 
 note() { echo "twheel: $*" >&2; }
 die() { echo "twheel: error: $*" >&2; exit 1; }
+
+# Set $bzimage, $kdir and $ver to the newest stock Debian kernel whose
+# headers are installed too; die if there is none.
+debian_kernel() {
+	local img
+	bzimage= kdir= ver=
+	for img in $(ls -v /boot/vmlinuz-*-amd64 2>/dev/null); do
+		if [ -f "/usr/src/linux-headers-${img#/boot/vmlinuz-}/Makefile" ]; then
+			ver=${img#/boot/vmlinuz-}
+			bzimage=$img
+			kdir=/usr/src/linux-headers-$ver
+		fi
+	done
+	[ -n "$bzimage" ] ||
+		die "no /boot/vmlinuz-*-amd64 with matching linux-headers: apt-get install linux-image-amd64 linux-headers-amd64"
+}
