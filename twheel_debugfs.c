@@ -72,38 +72,49 @@ static void stats_row(struct seq_file *m, const char *name,
 		   st->peak);
 }
 
+/*
+ * Every CPU's counters, indexed by CPU, then their total at [nr_cpu_ids];
+ * kfree() it.  NULL if out of memory.
+ */
+static struct twheel_cpu_stats *stats_read_all(void)
+{
+	struct twheel_cpu_stats *st;
+	unsigned int cpu;
+
+	st = kcalloc(nr_cpu_ids + 1, sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return NULL;
+	for_each_possible_cpu(cpu) {
+		twheel_stats_read(cpu, &st[cpu]);
+		stats_add(&st[nr_cpu_ids], &st[cpu]);
+	}
+	return st;
+}
+
 static int stats_show(struct seq_file *m, void *v)
 {
-	struct twheel_cpu_stats *st, *sum;
+	struct twheel_cpu_stats *st = stats_read_all();
 	unsigned long longest;
 	unsigned int cpu, bits;
 	char name[16];
 
-	st = kmalloc(sizeof(*st), GFP_KERNEL);
-	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
-	if (!st || !sum) {
-		kfree(st);
-		kfree(sum);
+	if (!st)
 		return -ENOMEM;
-	}
 	seq_printf(m, "%-6s %10s %10s %10s %10s %10s %12s %10s %12s %10s %10s %10s %10s %10s %10s\n",
 		   "cpu", "started", "rearmed", "stopped", "expired",
 		   "interrupts", "work_ns", "ticks", "skipped", "migrated",
 		   "early",
 		   "t_allocs", "t_failed", "pending", "peak");
 	for_each_possible_cpu(cpu) {
-		twheel_stats_read(cpu, st);
-		stats_add(sum, st);
 		snprintf(name, sizeof(name), "%u", cpu);
-		stats_row(m, name, st);
+		stats_row(m, name, &st[cpu]);
 	}
-	stats_row(m, "total", sum);
+	stats_row(m, "total", &st[nr_cpu_ids]);
+	kfree(st);
 	twheel_hash_read(&bits, &longest);
 	seq_printf(m, "timeout hash: %lu buckets, longest chain %lu\n",
 		   1UL << bits, longest);
 	seq_puts(m, "(total peak is the sum of the CPUs' peaks)\n");
-	kfree(st);
-	kfree(sum);
 	return 0;
 }
 
@@ -185,20 +196,11 @@ static void hist_show(struct seq_file *m, const char *unit, const u64 *hist)
 
 static int latency_show(struct seq_file *m, void *v)
 {
-	struct twheel_cpu_stats *st, *sum;
-	unsigned int cpu;
+	struct twheel_cpu_stats *st = stats_read_all(), *sum;
 
-	st = kmalloc(sizeof(*st), GFP_KERNEL);
-	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
-	if (!st || !sum) {
-		kfree(st);
-		kfree(sum);
+	if (!st)
 		return -ENOMEM;
-	}
-	for_each_possible_cpu(cpu) {
-		twheel_stats_read(cpu, st);
-		stats_add(sum, st);
-	}
+	sum = &st[nr_cpu_ids];
 	seq_puts(m, "lateness: due tick to the tick its processing began in\n");
 	hist_show(m, "ticks", sum->late_ticks);
 	seq_puts(m, "lateness: due time to the start of its tick's processing\n");
@@ -206,7 +208,6 @@ static int latency_show(struct seq_file *m, void *v)
 	seq_puts(m, "per-interrupt wheel work, callout functions excluded\n");
 	hist_show(m, "ns", sum->book_ns);
 	kfree(st);
-	kfree(sum);
 	return 0;
 }
 TWHEEL_SHOW_ATTRIBUTE(latency, NULL);
