@@ -503,6 +503,8 @@ static void callout_smp_exit(struct kunit *test)
 }
 
 /* Set and unset one handle from both CPUs at once. */
+#define TUG_RUNS	20	/* runs of the callout the tug waits for */
+
 struct tug {
 	struct callout c;
 	atomic_t fired;
@@ -510,7 +512,8 @@ struct tug {
 	atomic_t unset_hit;	/* unsetcallout() calls that returned 1 */
 	atomic_t ready;
 	unsigned int rounds;	/* at least this many each ... */
-	ktime_t until;		/* ... and until then, so that ticks pass */
+	ktime_t until;		/* ... and until then, so that ticks pass, */
+	ktime_t deadline;	/* and until TUG_RUNS ran, but not past this */
 	u32 seed;
 	atomic_t done;
 };
@@ -531,17 +534,30 @@ static void tug_play(struct tug *t, u32 seed)
 	atomic_inc(&t->ready);
 	while (atomic_read(&t->ready) < 2)
 		cpu_relax();
-	for (i = 0; i < t->rounds || ktime_before(ktime_get(), t->until); i++) {
+	for (i = 0; ; i++) {
+		ktime_t now = ktime_get();
 		u32 r = prandom_u32_state(&rnd);
+		u32 pause = prandom_u32_state(&rnd);
 
+		if (!ktime_before(now, t->deadline) ||
+		    (i >= t->rounds && !ktime_before(now, t->until) &&
+		     atomic_read(&t->fired) >= TUG_RUNS))
+			break;
 		if (r & 1) {
 			if (setcallout(&t->c, tug_fn, t, (r >> 1) % 3) == 0)
 				atomic_inc(&t->set_idle);
 		} else if (unsetcallout(&t->c) == 1) {
 			atomic_inc(&t->unset_hit);
 		}
-		if (!(r & 0x300))
-			spin_ns((r % 50) * NSEC_PER_USEC);
+		/*
+		 * Mostly short pauses, so that the two CPUs collide; now and
+		 * then one of a few ticks, so that when both pause at once
+		 * the callout runs, racing the next set or unset.
+		 */
+		if (!(pause % 1024))
+			spin_ns((pause >> 10) % (4 * twheel_tick_ns()));
+		else if (!(pause & 3))
+			spin_ns((pause >> 2) % (50 * NSEC_PER_USEC));
 	}
 }
 
@@ -556,8 +572,11 @@ static int tug_thread(void *arg)
 
 /*
  * Every arming of an idle callout ends in exactly one of: a run, or an
- * unset that returned 1.  Nothing is lost and nothing runs twice.
+ * unset that returned 1.  Nothing is lost and nothing runs twice.  The
+ * tug goes on until the callout has run TUG_RUNS times, so that runs
+ * racing the other CPU's calls are always part of it.
  */
+
 static void setcallout_unsetcallout_race(struct kunit *test)
 {
 	struct smp_ctx *ctx = test->priv;
@@ -568,6 +587,7 @@ static void setcallout_unsetcallout_race(struct kunit *test)
 	callout_init(&t->c);
 	t->rounds = 20000;
 	t->until = ktime_add_ns(ktime_get(), 200 * twheel_tick_ns());
+	t->deadline = ktime_add_ns(t->until, LOST_NS);
 	t->seed = 7;
 	k = kthread_run_on_cpu(tug_thread, t, ctx->there, "twheel_tug/%u");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
@@ -582,7 +602,7 @@ static void setcallout_unsetcallout_race(struct kunit *test)
 		   atomic_read(&t->unset_hit));
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->set_idle),
 			atomic_read(&t->fired) + atomic_read(&t->unset_hit));
-	KUNIT_EXPECT_GT(test, atomic_read(&t->fired), 0);
+	KUNIT_EXPECT_GE(test, atomic_read(&t->fired), TUG_RUNS);
 	KUNIT_EXPECT_GT(test, atomic_read(&t->unset_hit), 0);
 }
 
