@@ -6,6 +6,7 @@
  *
  *   twheel_bench: fig9,FACILITY,SCHEME,N,NS_PER_PAIR
  *   twheel_bench: memory,FACILITY,BYTES
+ *   twheel_bench: step,STEP,NS
  *
  * Fig. 9: N timers are armed for random times far in the future; then one
  * more is cancelled and set again, over and over, each time for a random
@@ -413,11 +414,47 @@ static u64 measure(const struct facility *f, unsigned int n)
 	return best;
 }
 
+/*
+ * What two steps every twheel pair takes cost on their own, to read the
+ * pairs against: a clock read (setcallout() reads the time to know the
+ * tick; timer_list reads jiffies, hrtimer_start() in absolute mode reads
+ * nothing) and an interrupt-disabling lock and unlock (every facility
+ * takes one per call).  ns per operation, best of three batches.
+ */
+static void bench_steps(void)
+{
+	static DEFINE_RAW_SPINLOCK(lock);
+	const unsigned int reps = 100000;
+	u64 t0, sum = 0, clock = U64_MAX, lock_ns = U64_MAX;
+	unsigned long flags;
+	unsigned int b, i;
+
+	for (b = 0; b < 3; b++) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < reps; i++)
+			sum += ktime_get_ns();
+		clock = min(clock, div_u64(ktime_get_ns() - t0, reps));
+		t0 = ktime_get_ns();
+		for (i = 0; i < reps; i++) {
+			raw_spin_lock_irqsave(&lock, flags);
+			raw_spin_unlock_irqrestore(&lock, flags);
+		}
+		lock_ns = min(lock_ns, div_u64(ktime_get_ns() - t0, reps));
+		cond_resched();
+	}
+	pr_info("twheel_bench: step,ktime_get_ns,%llu\n", clock);
+	pr_info("twheel_bench: step,raw_spin_lock_irqsave+unlock,%llu\n",
+		lock_ns);
+	WARN_ON_ONCE(!sum);
+}
+
 static int __init bench_init(void)
 {
 	unsigned int i, n;
 
 	prandom_seed_state(&bench_rnd, 1997);
+	if (strstr(facilities, "twheel_setcallout"))
+		bench_steps();
 	for (i = 0; i < ARRAY_SIZE(facility_table); i++) {
 		const struct facility *f = &facility_table[i];
 		char col[8] = "-";
