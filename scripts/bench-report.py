@@ -4,124 +4,509 @@
 
 Usage: bench-report.py CONSOLE_LOG RESULTS_DIR KERNEL_NAME
 
-Writes fig9.csv (facility,scheme,n,ns_per_pair), memory.csv
-(facility,bytes), one fig9-FACILITY-SCHEME.dat per line of the plot, and
-results.md: the Fig. 9 table and each target of the benchmark issue with
-the measured ratio and whether it was met.  Every figure is from this one
-guest boot.
+The modules print "twheel_bench: KIND,FIELD,..." lines; each kind has a
+section here, one function each, that writes its CSV (with a header row),
+any plot, and its part of results.md, and adds its targets to the targets
+table at the end.  A section whose lines are absent is left out, and its
+old files are removed, so that every figure in RESULTS_DIR is from this
+one guest boot.
+
+  fig9        fig9.csv, fig9-*.dat, fig9.png       bench/twheel_bench.c
+  memory      memory.csv                           bench/twheel_bench.c
+  interrupts  interrupts.csv, interrupts-*.dat,    bench/twheel_live.c
+              interrupts.png
+  lateness    lateness.csv (with the load lines)   bench/twheel_live.c
+  idle        idle.csv                             bench/twheel_live.c
+  step        (results.md only)                    bench/twheel_bench.c
+  ops         ops.csv, ops-*.dat, ops-*.png        bench/schemes_bench.c
+  bookkeeping bookkeeping.csv, bookkeeping-*.dat,  bench/schemes_bench.c
+              bookkeeping.png
+
+To add a section: write a function taking the Bench and returning its
+Markdown (None without data), and list it in SECTIONS.
 """
 
 import collections
+import glob
+import os
+import random
 import re
+import subprocess
 import sys
 
-log, out, kernel = sys.argv[1:4]
-prefix = re.compile(r'^\[\s*\d+\.\d+\]\s*')
-fig9 = {}
-memory = collections.OrderedDict()
-for raw in open(log, errors='replace'):
-    line = prefix.sub('', raw.strip())
-    m = re.match(r'twheel_bench: fig9,(\w+),([67-]),(\d+),(\d+)$', line)
-    if m:
-        fig9[(m.group(1), m.group(2), int(m.group(3)))] = int(m.group(4))
-    m = re.match(r'twheel_bench: memory,(\w+),(\d+)$', line)
-    if m:
-        memory[m.group(1)] = int(m.group(2))
-    m = re.match(r'bytes: callout (\d+), timeout entry (\d+)$', line)
-    if m:
-        memory['twheel_setcallout'] = int(m.group(1))
-        memory['twheel_timeout'] = int(m.group(2))
-if not fig9:
-    sys.exit('bench-report.py: no fig9 lines in ' + log)
-
-series = sorted({(f, s) for f, s, _ in fig9}, key=lambda x: (x[0], x[1]))
-ns = sorted({n for _, _, n in fig9})
-
-with open(f'{out}/fig9.csv', 'w') as f:
-    f.write('facility,scheme,n,ns_per_pair\n')
-    for (fac, sch, n), v in sorted(fig9.items()):
-        f.write(f'{fac},{sch},{n},{v}\n')
-with open(f'{out}/memory.csv', 'w') as f:
-    f.write('facility,bytes\n')
-    for fac, b in memory.items():
-        f.write(f'{fac},{b}\n')
-for fac, sch in series:
-    name = f'{fac}-{sch}' if sch != '-' else fac
-    with open(f'{out}/fig9-{name}.dat', 'w') as f:
-        for n in ns:
-            if (fac, sch, n) in fig9:
-                f.write(f'{n} {fig9[(fac, sch, n)]}\n')
+HERE = os.path.dirname(os.path.abspath(__file__))
+PRINTK = re.compile(r'^\[\s*\d+\.\d+\]\s*')
+BENCH_LINE = re.compile(r'^twheel_bench: (\w+),(.*)$')
+TCG = 'under QEMU TCG (software emulation, 2 vCPUs: compare within a table)'
 
 
-def get(fac, sch, n):
-    return fig9.get((fac, sch, n))
+class Bench:
+    """One guest boot's console, and what is written from it."""
+
+    def __init__(self, log, out, kernel):
+        self.out = out
+        self.kernel = kernel
+        self.raw = []                               # lines, no printk time
+        self.lines = collections.defaultdict(list)  # kind: [[field, ...]]
+        self.targets = []                           # table rows
+        for line in open(log, errors='replace'):
+            line = PRINTK.sub('', line.strip())
+            self.raw.append(line)
+            m = BENCH_LINE.match(line)
+            if m:
+                self.lines[m.group(1)].append(m.group(2).split(','))
+
+    def rows(self, kind, nfields):
+        """The fields of every well-formed KIND line."""
+        return [f for f in self.lines.get(kind, []) if len(f) == nfields]
+
+    def path(self, name):
+        return os.path.join(self.out, name)
+
+    def remove(self, *patterns):
+        for p in patterns:
+            for f in glob.glob(self.path(p)):
+                os.remove(f)
+
+    def csv(self, name, header, rows):
+        with open(self.path(name), 'w') as f:
+            f.write(','.join(header) + '\n')
+            for r in rows:
+                f.write(','.join(str(v) for v in r) + '\n')
+
+    def plot(self, script):
+        subprocess.run(['gnuplot', '-e', f"dir='{self.out}'",
+                        os.path.join(HERE, script)], check=True)
+
+    def target(self, what, value, ok, goal, fmt='.2f'):
+        shown = 'n/a' if value is None else format(value, fmt)
+        verdict = 'not measured' if value is None else (
+            'met' if ok else 'MISSED')
+        self.targets.append([what, shown, verdict, goal])
+
+
+def table(heads, rows, align=None):
+    """A Markdown table; columns right-aligned unless align says '---'."""
+    align = align or ['---:'] * len(heads)
+    out = ['| ' + ' | '.join(heads) + ' |', '| ' + ' | '.join(align) + ' |']
+    out += ['| ' + ' | '.join(str(c) for c in r) + ' |' for r in rows]
+    return '\n'.join(out) + '\n'
 
 
 def ratio(a, b):
     return None if not a or not b else a / b
 
 
-rows = []
+# ---- Fig. 9 and memory (bench/twheel_bench.c) ------------------------------
 
+def fig9_section(b):
+    fig9 = {}
+    for fac, sch, n, ns in b.rows('fig9', 4):
+        fig9[(fac, sch, int(n))] = int(ns)
+    b.remove('fig9-*.dat')
+    if not fig9:
+        b.remove('fig9.csv', 'fig9.png')
+        return None
 
-def target(what, value, ok, note=''):
-    shown = 'n/a' if value is None else f'{value:.2f}'
-    verdict = 'not measured' if value is None else ('met' if ok else 'MISSED')
-    rows.append(f'| {what} | {shown} | {verdict} | {note} |')
+    series = sorted({(f, s) for f, s, _ in fig9})
+    ns = sorted({n for _, _, n in fig9})
+    b.csv('fig9.csv', ['facility', 'scheme', 'n', 'ns_per_pair'],
+          [(f, s, n, v) for (f, s, n), v in sorted(fig9.items())])
+    for fac, sch in series:
+        name = f'{fac}-{sch}' if sch != '-' else fac
+        with open(b.path(f'fig9-{name}.dat'), 'w') as f:
+            for n in ns:
+                if (fac, sch, n) in fig9:
+                    f.write(f'{n} {fig9[(fac, sch, n)]}\n')
+    b.plot('fig9.gnuplot')
 
+    def get(fac, sch, n):
+        return fig9.get((fac, sch, n))
 
-for sch in ('6', '7'):
-    worst = None
-    for n in ns:
-        r = ratio(get('twheel_setcallout', sch, n), get('timer_list', '-', n))
-        if r is not None:
-            worst = r if worst is None else max(worst, r)
-    target(f'setcallout pair / timer_list pair, worst n (scheme {sch})',
-           worst, worst is not None and worst <= 1.0, 'at most 1.0')
-    best = None
-    for n in ns:
-        if n < 100000:
-            continue
-        r = ratio(get('hrtimer', '-', n), get('twheel_setcallout', sch, n))
-        if r is not None:
-            best = r if best is None else min(best, r)
-    target(f'hrtimer pair / setcallout pair, worst n >= 10^5 (scheme {sch})',
-           best, best is not None and best >= 1.5, 'at least 1.5')
-    r = ratio(get('twheel_setcallout', sch, max(ns)),
-              get('twheel_setcallout', sch, min(ns)))
-    target(f'setcallout pair at n = {max(ns)} / at n = {min(ns)} '
-           f'(scheme {sch})', r, r is not None and r <= 1.5, 'at most 1.5')
-    worst = None
-    for n in ns:
-        r = ratio(get('twheel_timeout', sch, n),
-                  get('twheel_setcallout', sch, n))
-        if r is not None:
-            worst = r if worst is None else max(worst, r)
-    target(f'timeout pair / setcallout pair, worst n (scheme {sch})', worst,
-           worst is not None and worst <= 1.3, 'at most 1.3')
-    r = ratio(get('bsd_list', '-', 10000), get('twheel_setcallout', sch, 10000))
-    target(f'bsd_list pair / setcallout pair at n = 10^4 (scheme {sch})', r,
-           r is not None and r >= 100, 'at least 100')
+    for sch in ('6', '7'):
+        rs = [ratio(get('twheel_setcallout', sch, n),
+                    get('timer_list', '-', n)) for n in ns]
+        worst = max((r for r in rs if r is not None), default=None)
+        b.target(f'setcallout pair / timer_list pair, worst n (scheme {sch})',
+                 worst, worst is not None and worst <= 1.0, 'at most 1.0')
+        rs = [ratio(get('hrtimer', '-', n), get('twheel_setcallout', sch, n))
+              for n in ns if n >= 100000]
+        best = min((r for r in rs if r is not None), default=None)
+        b.target(f'hrtimer pair / setcallout pair, worst n >= 10^5 '
+                 f'(scheme {sch})', best, best is not None and best >= 1.5,
+                 'at least 1.5')
+        r = ratio(get('twheel_setcallout', sch, max(ns)),
+                  get('twheel_setcallout', sch, min(ns)))
+        b.target(f'setcallout pair at n = {max(ns)} / at n = {min(ns)} '
+                 f'(scheme {sch})', r, r is not None and r <= 1.5,
+                 'at most 1.5')
+        rs = [ratio(get('twheel_timeout', sch, n),
+                    get('twheel_setcallout', sch, n)) for n in ns]
+        worst = max((r for r in rs if r is not None), default=None)
+        b.target(f'timeout pair / setcallout pair, worst n (scheme {sch})',
+                 worst, worst is not None and worst <= 1.3, 'at most 1.3')
+        r = ratio(get('bsd_list', '-', 10000),
+                  get('twheel_setcallout', sch, 10000))
+        b.target(f'bsd_list pair / setcallout pair at n = 10^4 '
+                 f'(scheme {sch})', r, r is not None and r >= 100,
+                 'at least 100')
 
-with open(f'{out}/results.md', 'w') as f:
-    f.write(f'Fig. 9, ns per cancel+set pair, on {kernel} under QEMU TCG '
-            '(software emulation: compare within the table):\n\n')
     heads = [f'{fac} ({sch})' if sch != '-' else fac for fac, sch in series]
-    f.write('| n | ' + ' | '.join(heads) + ' |\n')
-    f.write('| ---: | ' + ' | '.join('---:' for _ in heads) + ' |\n')
-    for n in ns:
-        cells = [str(get(fac, sch, n) or '') for fac, sch in series]
-        f.write(f'| {n} | ' + ' | '.join(cells) + ' |\n')
-    f.write('\nBytes per outstanding timer:\n\n| facility | bytes |\n'
-            '| --- | ---: |\n')
-    for fac, b in memory.items():
-        f.write(f'| {fac} | {b} |\n')
+    rows = [[n] + [get(fac, sch, n) or '' for fac, sch in series] for n in ns]
+    return (f'Fig. 9, ns per cancel+set pair, on {b.kernel} under QEMU TCG '
+            '(software emulation: compare within the table):\n\n' +
+            table(['n'] + heads, rows))
+
+
+def memory_section(b):
+    memory = collections.OrderedDict()
+    for line in b.raw:
+        m = re.match(r'twheel_bench: memory,(\w+),(\d+)$', line)
+        if m:
+            memory[m.group(1)] = int(m.group(2))
+        m = re.match(r'bytes: callout (\d+), timeout entry (\d+)$', line)
+        if m:
+            memory['twheel_setcallout'] = int(m.group(1))
+            memory['twheel_timeout'] = int(m.group(2))
+    if not memory:
+        b.remove('memory.csv')
+        return None
+    b.csv('memory.csv', ['facility', 'bytes'], memory.items())
     cb, te = memory.get('twheel_setcallout'), memory.get('twheel_timeout')
-    target('bytes per struct callout', cb, cb is not None and cb <= 48,
-           'at most 48')
-    target('bytes per timeout() entry', te, te is not None and te <= 64,
-           'at most 64')
-    f.write('\nTargets:\n\n| target | measured | verdict | goal |\n'
-            '| --- | ---: | --- | --- |\n')
-    f.write('\n'.join(rows) + '\n')
-print(open(f'{out}/results.md').read())
+    b.target('bytes per struct callout', cb, cb is not None and cb <= 48,
+             'at most 48')
+    b.target('bytes per timeout() entry', te, te is not None and te <= 64,
+             'at most 64')
+    return ('Bytes per outstanding timer:\n\n' +
+            table(['facility', 'bytes'], memory.items(), ['---', '---:']))
+
+
+# ---- interrupts per expiry (bench/twheel_live.c) ---------------------------
+
+def visits_model(slots, t, n, rounds=1000, seed=1997):
+    """Interrupts per expiry that twheel's rules give, every tick on time.
+
+    n callouts on one wheel of `slots` (finest level first; one level is
+    Scheme 6), each re-armed from its own function on its due tick for a
+    random interval uniform in [t/2, 3t/2] ticks, as twheel_live does.  An
+    entry due on E armed at tick `now` is looked at on
+    twheel_visit_tick(now, E), and from there again until that tick is E;
+    a tick on which any entry is looked at is one interrupt.  Counted over
+    about `rounds` mean intervals per callout.
+    """
+    m = len(slots)
+    gran = [1]
+    for s in slots:
+        gran.append(gran[-1] * s)
+
+    def visit(now, e):
+        k = next((k for k in range(m - 1, 0, -1)
+                  if e // gran[k] != now // gran[k]), 0)
+        p, q = now // gran[k], e // gran[k]
+        return (p + 1 + (q - p - 1) % slots[k]) * gran[k]
+
+    rnd = random.Random(seed)
+    lo, hi = t // 2, t + t // 2
+    start = rnd.randrange(4 * gran[m])
+    begin, end = start + hi, start + hi + rounds * t
+    ticks, expired = set(), 0
+    for _ in range(n):
+        now = start
+        while now < end:
+            e = now + rnd.randint(lo, hi) + 1   # setcallout(.., ticks)
+            v = now
+            while v != e:
+                v = visit(v, e)
+                if begin < v <= end:
+                    ticks.add(v)
+            expired += begin < e <= end
+            now = e
+    return len(ticks) / expired
+
+
+def interrupts_section(b):
+    rows = []
+    for sch, geo, tick, t, n, exp, irq in b.rows('interrupts', 7):
+        slots = [int(s) for s in geo.split('/')]
+        t, n, exp, irq = int(t), int(n), int(exp), int(irq)
+        paper = t / slots[0] if sch == '6' else float(len(slots))
+        rows.append([sch, geo, int(tick), t, n, exp, irq,
+                     irq / exp if exp else None, paper,
+                     visits_model(slots, t, n)])
+    b.remove('interrupts-*.dat')
+    if not rows:
+        b.remove('interrupts.csv', 'interrupts.png')
+        return None
+
+    def f2(v):
+        return '' if v is None else f'{v:.2f}'
+
+    b.csv('interrupts.csv', ['scheme', 'geometry', 'tick_ns', 'T', 'n',
+                             'expired', 'interrupts', 'per_expiry', 'paper',
+                             'model'],
+          [r[:7] + [f2(v) for v in r[7:]] for r in rows])
+    for sch, geo in sorted({(r[0], r[1]) for r in rows}):
+        name = f'interrupts-{sch}-{geo.replace("/", "x")}.dat'
+        paper = 'T/M' if sch == '6' else 'm'
+        with open(b.path(name), 'w') as f:
+            f.write(f'T "scheme {sch}, {geo}: measured" '
+                    f'"scheme {sch}: paper, {paper}" '
+                    f'"scheme {sch}: model"\n')
+            for r in rows:
+                if (r[0], r[1]) == (sch, geo) and r[7] is not None:
+                    f.write(f'{r[3]} {r[7]:.4f} {r[8]:.4f} {r[9]:.4f}\n')
+    b.plot('interrupts.gnuplot')
+
+    text = (f'Interrupts per expired callout, against the paper\'s Appendix '
+            f'A, on {b.kernel} {TCG}.  {rows[0][4]} callouts on one CPU, '
+            'each re-armed from its own function for a random interval '
+            'uniform in [T/2, 3T/2] ticks (mean T), for 1 to 3 s per T; '
+            'expired and interrupts are the deltas of twheel\'s debugfs '
+            'counters over that window.  *paper*: T/M for Scheme 6 with M '
+            'slots, at most m for Scheme 7 with m levels.  *model*: what '
+            'twheel\'s visiting rules give for the same callouts if every '
+            'interrupt came on its tick, a tick shared by several callouts '
+            'counting once (simulated in scripts/bench-report.py).\n\n')
+    text += table(['scheme', 'geometry', 'tick ns', 'T (ticks)', 'callouts',
+                   'expired', 'interrupts', 'per expiry', 'paper', 'model'],
+                  [r[:7] + [f2(r[7]),
+                            f2(r[8]) if r[0] == '6' else f'at most {r[8]:g}',
+                            f2(r[9])] for r in rows])
+    text += ('\nA Scheme 6 entry armed for t ticks is looked at each time '
+             'its slot comes round, floor(t/M) + 1 times counting its '
+             'expiry: about T/M + 1/2 on average for T >= M, and 1 for '
+             'T < M, where the paper\'s T/M counts rotations.\n')
+    for sch, geo in sorted({(r[0], r[1]) for r in rows if r[0] == '7'}):
+        span = 1
+        for s in geo.split('/'):
+            span *= int(s)
+        over = [r[3] for r in rows
+                if (r[0], r[1]) == (sch, geo) and r[3] + r[3] // 2 > span]
+        if over:
+            text += (f'Scheme 7\'s {geo} spans {span} ticks; at T = '
+                     f'{", ".join(map(str, over))} some intervals are '
+                     'longer, wait at the top level and are looked at once '
+                     'more per rotation, which the bound m does not '
+                     'cover.\n')
+    return text + '\n![interrupts per expiry](interrupts.png)\n'
+
+
+# ---- lateness under load and idle ticks (bench/twheel_live.c) --------------
+
+def lateness_section(b):
+    loads = {(r[0], r[1]): r[2:] for r in b.rows('load', 9)}
+    rows = []
+    for sch, n, samples, early, *pct in b.rows('lateness', 9):
+        load = loads.get((sch, n), [''] * 7)
+        rows.append([sch, int(n)] + load + [int(samples), int(early)] + pct)
+    if not rows:
+        b.remove('lateness.csv')
+        return None
+    b.csv('lateness.csv', ['scheme', 'n', 'tick_ns', 'min_ticks',
+                           'max_ticks', 'ms', 'expired', 'interrupts',
+                           'work_ns', 'samples', 'early', 'p50_us', 'p90_us',
+                           'p99_us', 'p999_us', 'max_us'], rows)
+    early = sum(r[10] for r in rows)
+    b.target('callouts run before their time under load (lateness < 0)',
+             early, early == 0, '0', 'd')
+
+    out = []
+    for r in rows:
+        sch, n, tick, lo, hi, ms, exp, irq, work = r[:9]
+        if ms:
+            s, period = int(ms) / 1000, (int(lo) + int(hi)) / 2 + 1
+            per_s = [f'{n / (period * int(tick) / 1e9):.0f}',
+                     f'{int(exp) / s:.0f}', f'{int(irq) / s:.0f}',
+                     f'{int(work) / (s * 1e7):.1f}']
+            what = f'{lo}..{hi} x {int(tick) / 1e6:g} ms'
+        else:
+            per_s, what = [''] * 4, ''
+        out.append([sch, n, what] + per_s + r[9:])
+    return (f'Lateness under load, on {b.kernel} {TCG}.  n callouts spread '
+            'over the CPUs, each re-armed from its own function for a random '
+            'interval uniform in the ticks shown, at the default geometry; '
+            'for each expiry in a window of a few seconds, lateness = when '
+            'the function ran - (when setcallout() was called + ticks x '
+            'tick), in microseconds.  A callout is due on the tick boundary '
+            'after that moment, so a callout re-armed from its function at '
+            'the start of a tick is a whole tick "late" on a perfect '
+            'machine.  Early: negative lateness, which the contract '
+            'forbids.  On time/s: the expiries per second if every '
+            'callout ran one tick after its interval, as on a perfect '
+            'machine; expiries/s and interrupts/s: as counted by twheel; '
+            'tick work: twheel\'s own work_ns (per-interrupt bookkeeping, '
+            'callout functions excluded) as a share of one CPU.\n\n' +
+            table(['scheme', 'callouts', 'interval', 'on time/s',
+                   'expiries/s',
+                   'interrupts/s', 'tick work, % of a CPU', 'samples',
+                   'early', 'p50 us', 'p90 us', 'p99 us', 'p99.9 us',
+                   'max us'], out))
+
+
+def idle_section(b):
+    rows = [(sch, float(s), int(n)) for sch, s, n in b.rows('idle', 3)]
+    if not rows:
+        b.remove('idle.csv')
+        b.target('No twheel interrupt per second with nothing pending', None,
+                 False, '0')
+        return None
+    b.csv('idle.csv', ['scheme', 'seconds', 'interrupts'], rows)
+    worst = max(n / s for _, s, n in rows)
+    b.target('No twheel interrupt per second with nothing pending', worst,
+             worst == 0, '0')
+    return (f'With nothing pending, on {b.kernel} {TCG}: twheel\'s '
+            'interrupts over a window right after the lateness runs were '
+            'cancelled.\n\n' +
+            table(['scheme', 'seconds', 'interrupts', 'per second'],
+                  [(sch, f'{s:g}', n, f'{n / s:.2f}') for sch, s, n in rows]))
+
+
+# ---- every scheme behind one interface (bench/schemes_bench.c) ------------
+
+PAPER_COST = {
+    'scheme1': ('O(1)', 'O(1)', 'O(n)'),
+    'scheme2': ('O(n)', 'O(1)', 'O(1)'),
+    'scheme3': ('O(log n)', 'O(log n)', 'O(1)'),
+    'scheme4': ('O(1)', 'O(1)', 'O(1)'),
+    'scheme5': ('O(n/M)', 'O(1)', 'O(1)'),
+    'scheme6': ('O(1)', 'O(1)', 'O(1) (O(n/M) if entries wait rounds)'),
+    'scheme7': ('O(m)', 'O(1)', 'O(1)'),
+    'lawn_few': ('O(1)', 'O(1)', 'O(t), t = 8 TTLs'),
+    'lawn_many': ('O(1)', 'O(1)', 'O(t), t up to 1000 TTLs'),
+}
+
+
+def ops_section(b):
+    ops = {}
+    for sch, n, start, stop, tick, exp in b.rows('ops', 6):
+        ops[(sch, int(n))] = (int(start), int(stop), int(tick),
+                              int(exp) / 1000)
+    b.remove('ops-*.dat', 'ops-*.png')
+    if not ops:
+        b.remove('ops.csv')
+        return None
+    schemes = [s for s in PAPER_COST if any(k[0] == s for k in ops)]
+    ns = sorted({n for _, n in ops})
+    b.csv('ops.csv', ['scheme', 'n', 'start_ns', 'stop_ns', 'tick_ns',
+                      'expired_per_tick'],
+          [(s, n) + ops[(s, n)] for s in schemes for n in ns
+           if (s, n) in ops])
+    for s in schemes:
+        with open(b.path(f'ops-{s}.dat'), 'w') as f:
+            for n in ns:
+                if (s, n) in ops:
+                    f.write(f'{n} {ops[(s, n)][0]} {ops[(s, n)][1]} '
+                            f'{ops[(s, n)][2]}\n')
+    b.plot('ops.gnuplot')
+    text = ('Every scheme of the papers behind one interface '
+            '(`bench/tsched.c`), each driven by hand by '
+            '`bench/schemes_bench.c` on ' + b.kernel + ' ' + TCG + ': '
+            'n entries armed for intervals uniform in [1000, 2000) ticks '
+            '(the Lawn\'s favourable case: 8 distinct values in that range; '
+            'its unfavourable one: up to 1000). start arms one more entry, '
+            'stop stops it, tick advances the clock one tick on which '
+            'nothing is due: the bookkeeping alone. ns per operation; a '
+            'blank cell was not run (the scheme went over its time budget '
+            'at the n before).\n')
+    for col, what in ((0, 'start'), (1, 'stop'), (2, 'tick')):
+        text += f'\n{what}, ns:\n\n' + table(
+            ['n'] + schemes,
+            [[n] + [ops[(s, n)][col] if (s, n) in ops else ''
+                    for s in schemes] for n in ns])
+    rows = []
+    for s in schemes:
+        have = [n for n in ns if (s, n) in ops]
+        lo, hi = ops[(s, have[0])], ops[(s, have[-1])]
+        rows.append([s, f'{have[0]}..{have[-1]}'] +
+                    [f'{hi[i] / lo[i]:.1f}' if lo[i] else ''
+                     for i in range(3)] +
+                    [f'{max(ops[(s, n)][3] for n in have):g}',
+                     ', '.join(PAPER_COST[s])])
+    text += ('\nThe papers\' complexity, measured: how much dearer each '
+             'operation is at the largest n than at the smallest (x), '
+             'against the papers\' costs for start, stop and tick. '
+             '"expiries" is the most entries any measured tick expired '
+             '(0: the ticks measured bookkeeping only).\n\n' +
+             table(['scheme', 'n', 'start x', 'stop x', 'tick x',
+                    'expiries', 'paper: start, stop, tick'], rows,
+                   ['---', '---', '---:', '---:', '---:', '---:', '---']))
+    return text + ('\n![start](ops-start.png) ![stop](ops-stop.png) '
+                   '![tick](ops-tick.png)\n')
+
+
+def bookkeeping_section(b):
+    book = []
+    for f in b.rows('bookkeeping', 10):
+        book.append(f[:2] + [int(x) for x in f[2:8]] +
+                    [int(f[8]) / 1000, int(f[9]) / 1000])
+    b.remove('bookkeeping-*.dat', 'bookkeeping.png')
+    if not book:
+        b.remove('bookkeeping.csv')
+        return None
+    b.csv('bookkeeping.csv', ['scheme', 'geometry', 'n', 'T', 'ticks',
+                              'expired', 'ns_per_tick', 'ns_per_expiry',
+                              'visits_per_expiry', 'migrations_per_expiry'],
+          book)
+    nmax = max(r[2] for r in book)
+    for sch in ('6', '7'):
+        with open(b.path(f'bookkeeping-{sch}.dat'), 'w') as f:
+            for r in book:
+                if r[0] == sch and r[2] == nmax:
+                    f.write(f'{r[3]} {r[7]} {r[8]} {r[9]}\n')
+    b.plot('bookkeeping.gnuplot')
+    rows = []
+    for r in book:
+        levels = r[1].split('/')
+        paper = (f'{r[3] / int(levels[0]):.2f}' if r[0] == '6'
+                 else f'at most {len(levels)}')
+        rows.append([r[0], r[1], r[2], r[3], r[6], r[7], f'{r[8]:.2f}',
+                     f'{r[9]:.2f}', paper])
+    return ('Per-tick bookkeeping of Scheme 6 against Scheme 7 '
+            '(`bench/schemes_bench.c`, on ' + b.kernel + ' ' + TCG + '): '
+            'n entries, each re-armed as it expires for an interval '
+            'uniform in [T/2, 3T/2], driven one tick at a time. The paper '
+            'puts the bookkeeping per entry at c(6)·T/M for Scheme 6 (an '
+            'entry is looked at each time its slot comes round: "visits" '
+            'before it is due) and c(7)·m for Scheme 7 (it moves down at '
+            'most once per level: "migrations"). ns per expiry is all the '
+            'time over the expiries, re-arming included.\n\n' +
+            table(['scheme', 'geometry', 'n', 'T', 'ns per tick',
+                   'ns per expiry', 'visits per expiry',
+                   'migrations per expiry', 'paper: T/M or m'], rows) +
+            '\n![bookkeeping](bookkeeping.png)\n')
+
+
+def steps_section(b):
+    steps = [(name, int(ns)) for name, ns in b.rows('step', 2)]
+    if not steps:
+        return None
+    last = dict(steps)
+    return ('Single steps in the same guest, ns (`bench/twheel_bench.c`): '
+            'setcallout() reads the clock once to know the tick '
+            '(timer_list reads jiffies, hrtimer_start() in absolute mode '
+            'reads nothing), and every call of every facility takes one '
+            'interrupt-disabling lock.\n\n' +
+            table(['step', 'ns'], last.items(), ['---', '---:']))
+
+
+SECTIONS = [fig9_section, memory_section, steps_section, ops_section,
+            bookkeeping_section, interrupts_section, lateness_section,
+            idle_section]
+
+
+def main():
+    log, out, kernel = sys.argv[1:4]
+    b = Bench(log, out, kernel)
+    if not b.lines:
+        sys.exit('bench-report.py: no twheel_bench lines in ' + log)
+    parts = [text for text in (s(b) for s in SECTIONS) if text]
+    parts.append('Targets:\n\n' +
+                 table(['target', 'measured', 'verdict', 'goal'], b.targets,
+                       ['---', '---:', '---', '---']))
+    with open(b.path('results.md'), 'w') as f:
+        f.write('\n'.join(parts))
+    print(open(b.path('results.md')).read())
+
+
+if __name__ == '__main__':
+    main()

@@ -1,14 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench.sh - "make bench": the paper's Fig. 9 and memory per timer, in one
-# guest boot, written to bench/results/.
+# bench.sh - "make bench": the paper's Fig. 9 and memory per timer, every
+# scheme of the papers side by side, and measurements of live callouts, in
+# one guest boot, into bench/results/.
 #
 # Boots the stock Debian 12 kernel (no KASAN, lockdep or debug objects)
-# in QEMU, loads twheel with scheme=6 and runs bench/twheel_bench.c over
-# every facility, then reloads twheel with scheme=7 and runs its two
-# facilities again.  Writes fig9.csv (facility,scheme,n,ns_per_pair),
-# memory.csv, results.md and fig9.png.  MAX_N (default 1000000) bounds n.
+# in QEMU and, with twheel reloaded with other parameters between runs:
+#
+#   bench/twheel_bench.c  Fig. 9 over every facility with twheel's
+#                         scheme=6, then twheel's two facilities again with
+#                         scheme=7; MAX_N (default 1000000) bounds n
+#   bench/schemes_bench.c every scheme of the papers behind one interface
+#                         (bench/tsched.c): start, stop and tick against
+#                         n, and Schemes 6 and 7's bookkeeping against T
+#   bench/twheel_live.c   interrupts per expiry against Appendix A, at a
+#                         0.1 ms tick on small wheels (scheme=6 256 slots,
+#                         scheme=7 16/16/16); then for each scheme at the
+#                         defaults, lateness under load and interrupts with
+#                         nothing pending; LIVE=0 skips these
+#
+# scripts/bench-report.py writes the CSV files, the plots and results.md.
 # It reports; it never fails because the machine is slow.
 
 set -euo pipefail
@@ -31,29 +43,60 @@ make -C "$out/bench" KDIR="$kdir" TWHEEL="$out" W=1 >"$out/bench.log" 2>&1 ||
 	{ cat "$out/bench.log" >&2; die "building the benchmark failed"; }
 log=$out.console.log
 
+files=(--file "$twheel:/lib/twheel/twheel.ko")
+for ko in "$out"/bench/*.ko; do
+	files+=(--file "$ko:/lib/twheel/$(basename "$ko")")
+done
+
+# The guest's script, one part per module; the guest runs it with sh -e.
+tw=/lib/twheel/twheel.ko
 run="b=/lib/twheel/twheel_bench.ko
-insmod /lib/twheel/twheel.ko scheme=6
+insmod $tw scheme=6
 cat /sys/kernel/debug/twheel/config
 insmod \$b scheme=6 max_n=$max_n && rmmod twheel_bench
 rmmod twheel
-insmod /lib/twheel/twheel.ko scheme=7
+insmod $tw scheme=7
 insmod \$b scheme=7 max_n=$max_n facilities=twheel_timeout,twheel_setcallout
 rmmod twheel_bench
 rmmod twheel"
+
+# The data structures alone, on a clock driven by hand: no twheel.ko.
+run+="
+insmod /lib/twheel/twheel_schemes.ko max_n=$max_n
+rmmod twheel_schemes"
+
+if [ "${LIVE:-1}" = 0 ]; then
+	note "LIVE=0: skipping the live measurements"
+else
+	run+="
+l=/lib/twheel/twheel_live.ko
+insmod $tw tick_ns=100000 scheme=6 geometry=256
+cat /sys/kernel/debug/twheel/config
+insmod \$l test=interrupts && rmmod twheel_live
+rmmod twheel
+insmod $tw tick_ns=100000 scheme=7 geometry=16,16,16
+cat /sys/kernel/debug/twheel/config
+insmod \$l test=interrupts && rmmod twheel_live
+rmmod twheel
+for s in 6 7; do
+	insmod $tw scheme=\$s
+	cat /sys/kernel/debug/twheel/config
+	insmod \$l test=lateness,idle && rmmod twheel_live
+	cat /sys/kernel/debug/twheel/latency
+	rmmod twheel
+done"
+fi
 
 note "bench on debian-$ver, n up to $max_n; console in $log"
 # Under TCG the guest marks the TSC unstable and reads time from the HPET,
 # an emulated device read costing microseconds; every facility that reads
 # the clock would be measured by it.  Trust the TSC, as hardware would.
 "$here/qemu-run.sh" --kernel "$bzimage" --log "$log" --timeout 5400 \
-	--append "tsc=reliable clocksource=tsc" \
-	--file "$twheel:/lib/twheel/twheel.ko" \
-	--file "$out/bench/twheel_bench.ko:/lib/twheel/twheel_bench.ko" \
+	--append "tsc=reliable clocksource=tsc" "${files[@]}" \
 	--run "$run" || die "the guest failed; see $log"
 python3 "$here/ktap.py" "$log" --label bench --health-only ||
 	die "the guest's console shows a problem; see $log"
 
 mkdir -p "$results"
 python3 "$here/bench-report.py" "$log" "$results" "debian-$ver"
-gnuplot -e "dir='$results'" "$here/fig9.gnuplot"
 note "bench results in $results; make bench took $(( $(date +%s) - start )) s"
