@@ -15,16 +15,16 @@
  * Wheels" (SOSP 1987; IEEE/ACM ToN 1997), with the costs the paper gives
  * for n pending entries:
  *
- *  ===========================  ===========  ====  ==================
- *  scheme                       start        stop  per tick
- *  ===========================  ===========  ====  ==================
- *  1 unordered list             O(1)         O(1)  O(n): scan all
- *  2 ordered list               O(n)         O(1)  O(1): the head
+ *  ===========================  ===========  ========  ==================
+ *  scheme                       start        stop      per tick
+ *  ===========================  ===========  ========  ==================
+ *  1 unordered list             O(1)         O(1)      O(n): scan all
+ *  2 ordered list               O(n)         O(1)      O(1): the head
  *  3 balanced tree (rbtree)     O(log n)     O(log n)  O(1): leftmost
- *  4 one slot per tick          O(1)         O(1)  O(1), MaxInterval
- *  5 hashed wheel, sorted       O(n/M) avg   O(1)  O(1)
- *  Lawn (Lev-Libfeld)           O(1)         O(1)  O(t), t TTLs in use
- *  ===========================  ===========  ====  ==================
+ *  4 one slot per tick          O(1)         O(1)      O(1), MaxInterval
+ *  5 hashed wheel, sorted       O(n/M) avg   O(1)      O(1)
+ *  Lawn (Lev-Libfeld)           O(1)         O(1)      O(t), t TTLs in use
+ *  ===========================  ===========  ========  ==================
  *
  * Every scheme keeps an entry's absolute due tick, as twheel does, where the
  * paper decrements a count: the cost of a tick is the same (Scheme 1 still
