@@ -830,21 +830,22 @@ static void tsched_add_interval_limits(struct kunit *test)
 
 /*
  * Entries due on one tick run in the order they were last armed, whatever
- * interval each was armed with: A is armed first, B later, C later still,
- * two ticks before; then A is re-armed for the same tick and so goes last
- * but one; F is armed for it by D's expiry on the tick before, and goes
- * last.  D, due the tick before, runs ahead of G and H, armed for that
- * tick later with intervals 0 and 1; E, due the tick after, runs after
- * them all.
+ * interval each was armed with.  Due on tick T: K, armed 250 ticks before;
+ * J, armed later with interval 200, an interval P had been armed with
+ * before K (so that where intervals have queues, J's is the older); B
+ * later still; C two ticks before; then A, armed first of all, is re-armed
+ * for T and so goes after C; F, armed for T by D's expiry on the tick
+ * before, goes last.  D, due on T - 1, runs ahead of G and H, armed for
+ * that tick later with intervals 0 and 1; E, due on T + 1, after them all.
  */
 static void tsched_advance_same_tick_order(struct kunit *test)
 {
 	const struct st_config *c = test->param_value;
 	struct st *t = test->priv;
 	u64 start = 1000, due = start + 300;
-	struct st_entry *a, *b, *cc, *d, *e, *f, *g, *h;
+	struct st_entry *a, *b, *cc, *d, *e, *f, *g, *h, *j, *k, *p;
 
-	st_init(t, c, start, 8);
+	st_init(t, c, start, 11);
 	a = &t->ent[0];
 	b = &t->ent[1];
 	cc = &t->ent[2];
@@ -853,6 +854,9 @@ static void tsched_advance_same_tick_order(struct kunit *test)
 	f = &t->ent[5];
 	g = &t->ent[6];
 	h = &t->ent[7];
+	j = &t->ent[8];
+	k = &t->ent[9];
+	p = &t->ent[10];
 	d->act = ST_ARM_OTHER;
 	d->other = f;
 	d->arg = 1;
@@ -860,6 +864,11 @@ static void tsched_advance_same_tick_order(struct kunit *test)
 	st_arm(t, a, due - t->now);
 	st_arm(t, e, due + 1 - t->now);
 	st_arm(t, d, due - 1 - t->now);
+	st_arm(t, p, 200);
+	st_advance(t, start + 50);
+	st_arm(t, k, due - t->now);
+	st_advance(t, start + 100);
+	st_arm(t, j, 200);
 	st_advance(t, start + 150);
 	st_arm(t, b, due - t->now);
 	st_advance(t, due - 2);
@@ -870,17 +879,21 @@ static void tsched_advance_same_tick_order(struct kunit *test)
 	st_verify(t);
 
 	st_advance(t, due + 1);
-	KUNIT_ASSERT_EQ(test, t->nlog, 8U);
-	KUNIT_EXPECT_EQ(test, t->log[0], d->id);
-	KUNIT_EXPECT_EQ(test, t->log[1], g->id);
-	KUNIT_EXPECT_EQ(test, t->log[2], h->id);
-	KUNIT_EXPECT_EQ(test, t->log[3], b->id);
-	KUNIT_EXPECT_EQ(test, t->log[4], cc->id);
-	KUNIT_EXPECT_EQ(test, t->log[5], a->id);
-	KUNIT_EXPECT_EQ(test, t->log[6], f->id);
-	KUNIT_EXPECT_EQ(test, t->log[7], e->id);
+	KUNIT_ASSERT_EQ(test, t->nlog, 11U);
+	KUNIT_EXPECT_EQ(test, t->log[0], p->id);
+	KUNIT_EXPECT_EQ(test, t->log[1], d->id);
+	KUNIT_EXPECT_EQ(test, t->log[2], g->id);
+	KUNIT_EXPECT_EQ(test, t->log[3], h->id);
+	KUNIT_EXPECT_EQ(test, t->log[4], k->id);
+	KUNIT_EXPECT_EQ(test, t->log[5], j->id);
+	KUNIT_EXPECT_EQ(test, t->log[6], b->id);
+	KUNIT_EXPECT_EQ(test, t->log[7], cc->id);
+	KUNIT_EXPECT_EQ(test, t->log[8], a->id);
+	KUNIT_EXPECT_EQ(test, t->log[9], f->id);
+	KUNIT_EXPECT_EQ(test, t->log[10], e->id);
+	KUNIT_EXPECT_EQ(test, j->fired_at, due);
 	KUNIT_EXPECT_EQ(test, f->fired_at, due);
-	KUNIT_EXPECT_EQ(test, t->n.same_tick, 5ULL);
+	KUNIT_EXPECT_EQ(test, t->n.same_tick, 7ULL);
 	st_verify(t);
 	st_assert_empty(t);
 }
