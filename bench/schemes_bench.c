@@ -66,19 +66,15 @@ struct config {
 	bool few_ttls;		/* intervals from LAWN_FEW_TTLS values */
 };
 
-#define G6(s)	{ .scheme = TWHEEL_SCHEME6, .levels = 1, .slots = { s } }
-#define G7(n, ...) { .scheme = TWHEEL_SCHEME7, .levels = n,		\
-		     .slots = { __VA_ARGS__ } }
-
 static const struct config ops_configs[] = {
 	{ "scheme1", { .scheme = TSCHED_UNORDERED } },
 	{ "scheme2", { .scheme = TSCHED_ORDERED } },
 	{ "scheme3", { .scheme = TSCHED_TREE } },
 	{ "scheme4", { .scheme = TSCHED_WHEEL, .slots = 4 * OPS_T } },
 	{ "scheme5", { .scheme = TSCHED_HASHED_SORTED, .slots = 4096 } },
-	{ "scheme6", { .scheme = TSCHED_HASHED, .geo = G6(4096) } },
+	{ "scheme6", { .scheme = TSCHED_HASHED, .geo = TWHEEL_GEOMETRY6(4096) } },
 	{ "scheme7", { .scheme = TSCHED_HIERARCHY,
-		       .geo = G7(3, 256, 256, 256) } },
+		       .geo = TWHEEL_GEOMETRY7(3, 256, 256, 256) } },
 	{ "lawn_few", { .scheme = TSCHED_LAWN }, true },
 	{ "lawn_many", { .scheme = TSCHED_LAWN } },
 };
@@ -277,8 +273,8 @@ static void bench_ops(void)
 }
 
 static const struct config book_configs[] = {
-	{ "6", { .scheme = TSCHED_HASHED, .geo = G6(256) } },
-	{ "7", { .scheme = TSCHED_HIERARCHY, .geo = G7(3, 64, 64, 64) } },
+	{ "6", { .scheme = TSCHED_HASHED, .geo = TWHEEL_GEOMETRY6(256) } },
+	{ "7", { .scheme = TSCHED_HIERARCHY, .geo = TWHEEL_GEOMETRY7(3, 64, 64, 64) } },
 };
 
 static void geometry_name(const struct twheel_geometry *geo, char *buf,

@@ -21,6 +21,25 @@
 #endif
 
 /*
+ * KUNIT_ARRAY_PARAM_DESC() arrived in 6.3: a parameter generator over an
+ * array whose elements name themselves in a string member.
+ */
+#if defined(KUNIT_CASE) && !defined(KUNIT_ARRAY_PARAM_DESC)
+#include <linux/string.h>
+#define KUNIT_ARRAY_PARAM_DESC(name, array, desc_member)		\
+static const void *name##_gen_params(const void *prev, char *desc)	\
+{									\
+	typeof((array)[0]) *next;					\
+									\
+	next = prev ? (typeof(next))prev + 1 : (array);			\
+	if (next >= (array) + ARRAY_SIZE(array))			\
+		return NULL;						\
+	strscpy(desc, next->desc_member, KUNIT_PARAM_DESC_SIZE);	\
+	return next;							\
+}
+#endif
+
+/*
  * The namespace of EXPORT_SYMBOL_IF_KUNIT(), which a test module imports to
  * reach twheel's internals.  (6.13 turned namespaces into strings; neither
  * supported kernel has that change.)

@@ -45,6 +45,12 @@ struct twheel_geometry {
 	unsigned int slots[TWHEEL_MAX_LEVELS];
 };
 
+/* Initialisers of a &struct twheel_geometry, for tables of geometries. */
+#define TWHEEL_GEOMETRY6(s)						\
+	{ .scheme = TWHEEL_SCHEME6, .levels = 1, .slots = { s } }
+#define TWHEEL_GEOMETRY7(n, ...)					\
+	{ .scheme = TWHEEL_SCHEME7, .levels = (n), .slots = { __VA_ARGS__ } }
+
 /**
  * struct twheel_stats - what a wheel counts as it works
  * @ticks: ticks processed, one for each tick whose slots were looked at.

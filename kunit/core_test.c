@@ -13,10 +13,6 @@
 #include "twheel_compat.h"
 #include "twheel_core.h"
 
-#define G6(s)		{ .scheme = TWHEEL_SCHEME6, .levels = 1, .slots = { s } }
-#define G7(n, ...)	{ .scheme = TWHEEL_SCHEME7, .levels = n,	\
-			  .slots = { __VA_ARGS__ } }
-
 struct geometry_case {
 	const char *desc;
 	struct twheel_geometry geo;
@@ -24,22 +20,22 @@ struct geometry_case {
 };
 
 static const struct geometry_case geometry_cases[] = {
-	{ "scheme 6, 256 slots", G6(256), 0 },
-	{ "scheme 6, 2 slots", G6(2), 0 },
-	{ "scheme 6, 65536 slots", G6(65536), 0 },
-	{ "scheme 6, 100 slots (not a power of two)", G6(100), -EINVAL },
-	{ "scheme 6, 1 slot", G6(1), -EINVAL },
-	{ "scheme 6, 131072 slots", G6(131072), -EINVAL },
+	{ "scheme 6, 256 slots", TWHEEL_GEOMETRY6(256), 0 },
+	{ "scheme 6, 2 slots", TWHEEL_GEOMETRY6(2), 0 },
+	{ "scheme 6, 65536 slots", TWHEEL_GEOMETRY6(65536), 0 },
+	{ "scheme 6, 100 slots (not a power of two)", TWHEEL_GEOMETRY6(100), -EINVAL },
+	{ "scheme 6, 1 slot", TWHEEL_GEOMETRY6(1), -EINVAL },
+	{ "scheme 6, 131072 slots", TWHEEL_GEOMETRY6(131072), -EINVAL },
 	{ "scheme 6, two levels", { TWHEEL_SCHEME6, 2, { 64, 64 } }, -EINVAL },
-	{ "scheme 7, 4 x 64", G7(4, 64, 64, 64, 64), 0 },
-	{ "scheme 7, paper 60/60/24/100", G7(4, 60, 60, 24, 100), 0 },
-	{ "scheme 7, 8 x 128 (2^56)", G7(8, 128, 128, 128, 128, 128, 128, 128,
+	{ "scheme 7, 4 x 64", TWHEEL_GEOMETRY7(4, 64, 64, 64, 64), 0 },
+	{ "scheme 7, paper 60/60/24/100", TWHEEL_GEOMETRY7(4, 60, 60, 24, 100), 0 },
+	{ "scheme 7, 8 x 128 (2^56)", TWHEEL_GEOMETRY7(8, 128, 128, 128, 128, 128, 128, 128,
 				       128), 0 },
-	{ "scheme 7, 8 x 256 (2^64 overflows)", G7(8, 256, 256, 256, 256, 256,
+	{ "scheme 7, 8 x 256 (2^64 overflows)", TWHEEL_GEOMETRY7(8, 256, 256, 256, 256, 256,
 						   256, 256, 256), -EINVAL },
-	{ "scheme 7, one level", G7(1, 64), -EINVAL },
-	{ "scheme 7, nine levels", G7(9, 2, 2, 2, 2, 2, 2, 2, 2), -EINVAL },
-	{ "scheme 7, a level of 1 slot", G7(3, 64, 1, 64), -EINVAL },
+	{ "scheme 7, one level", TWHEEL_GEOMETRY7(1, 64), -EINVAL },
+	{ "scheme 7, nine levels", TWHEEL_GEOMETRY7(9, 2, 2, 2, 2, 2, 2, 2, 2), -EINVAL },
+	{ "scheme 7, a level of 1 slot", TWHEEL_GEOMETRY7(3, 64, 1, 64), -EINVAL },
 	{ "scheme 5 does not exist here", { 5, 1, { 64 } }, -EINVAL },
 };
 
@@ -115,12 +111,12 @@ static u64 ref_visit(const struct twheel_geometry *geo, unsigned int level,
 }
 
 static const struct twheel_geometry sweep_geometries[] = {
-	G6(8),
-	G6(64),
-	G7(2, 4, 4),
-	G7(3, 4, 3, 5),
-	G7(3, 4, 4, 4),
-	G7(4, 2, 3, 2, 3),
+	TWHEEL_GEOMETRY6(8),
+	TWHEEL_GEOMETRY6(64),
+	TWHEEL_GEOMETRY7(2, 4, 4),
+	TWHEEL_GEOMETRY7(3, 4, 3, 5),
+	TWHEEL_GEOMETRY7(3, 4, 4, 4),
+	TWHEEL_GEOMETRY7(4, 2, 3, 2, 3),
 };
 
 static void sweep_desc(const struct twheel_geometry *geo, char *desc)
@@ -179,7 +175,7 @@ static void twheel_level_sweep(struct kunit *test)
 /* A level-0 entry is visited on its own tick, however the wheel is built. */
 static void twheel_visit_tick_level0_is_expiry(struct kunit *test)
 {
-	static const struct twheel_geometry geo = G7(3, 16, 16, 16);
+	static const struct twheel_geometry geo = TWHEEL_GEOMETRY7(3, 16, 16, 16);
 	struct twheel *w;
 
 	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
@@ -209,7 +205,7 @@ static void twheel_visit_tick_level0_is_expiry(struct kunit *test)
  */
 static void twheel_level_paper_example(struct kunit *test)
 {
-	static const struct twheel_geometry geo = G7(4, 60, 60, 24, 100);
+	static const struct twheel_geometry geo = TWHEEL_GEOMETRY7(4, 60, 60, 24, 100);
 	u64 now = 11 * T_DAY + 10 * T_HOUR + 24 * T_MIN + 30 * T_SEC;
 	u64 e = now + 50 * T_MIN + 45 * T_SEC;
 	struct twheel *w;
@@ -244,8 +240,8 @@ static void twheel_level_paper_example(struct kunit *test)
  */
 static void twheel_visit_tick_beyond_span(struct kunit *test)
 {
-	static const struct twheel_geometry geo6 = G6(256);
-	static const struct twheel_geometry geo7 = G7(2, 16, 16);
+	static const struct twheel_geometry geo6 = TWHEEL_GEOMETRY6(256);
+	static const struct twheel_geometry geo7 = TWHEEL_GEOMETRY7(2, 16, 16);
 	struct twheel *w;
 
 	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);

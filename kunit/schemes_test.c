@@ -624,10 +624,6 @@ static void st_case_exit(struct kunit *test)
 	kvfree(t->ent);
 }
 
-#define G6(s)		{ .scheme = TWHEEL_SCHEME6, .levels = 1, .slots = { s } }
-#define G7(n, ...)	{ .scheme = TWHEEL_SCHEME7, .levels = n,	\
-			  .slots = { __VA_ARGS__ } }
-
 /* The Lawn's favourable case: few TTLs, so few queues (0 is taken as 1). */
 static const u64 lawn_few_ttls[] = { 0, 5, 64, 500 };
 
@@ -643,13 +639,13 @@ static const struct st_config configs[] = {
 	{ "scheme 5, 64 slots",
 	  { .scheme = TSCHED_HASHED_SORTED, .slots = 64 },
 	  0xbf58476d1ce4e5b9ULL, 64, { 64 } },
-	{ "scheme 6, 64 slots", { .scheme = TSCHED_HASHED, .geo = G6(64) },
+	{ "scheme 6, 64 slots", { .scheme = TSCHED_HASHED, .geo = TWHEEL_GEOMETRY6(64) },
 	  0x6a09e667f3bcc909ULL, 64, { 64 } },
 	{ "scheme 7, 8/8/8",
-	  { .scheme = TSCHED_HIERARCHY, .geo = G7(3, 8, 8, 8) },
+	  { .scheme = TSCHED_HIERARCHY, .geo = TWHEEL_GEOMETRY7(3, 8, 8, 8) },
 	  0xbb67ae8584caa73bULL, 512, { 8, 64, 512 } },
 	{ "scheme 7, 10/6/5",
-	  { .scheme = TSCHED_HIERARCHY, .geo = G7(3, 10, 6, 5) },
+	  { .scheme = TSCHED_HIERARCHY, .geo = TWHEEL_GEOMETRY7(3, 10, 6, 5) },
 	  0x3c6ef372fe94f82bULL, 300, { 10, 60, 300 } },
 	{ "lawn, 4 TTLs", { .scheme = TSCHED_LAWN },
 	  0xa54ff53a5f1d36f1ULL, 512, { 64 },
@@ -1140,26 +1136,26 @@ static const struct bad_config bad_configs[] = {
 	  { .scheme = TSCHED_HASHED_SORTED, .slots = 3 } },
 	{ "scheme 5, 48 slots",
 	  { .scheme = TSCHED_HASHED_SORTED, .slots = 48 } },
-	{ "scheme 6, 48 slots", { .scheme = TSCHED_HASHED, .geo = G6(48) } },
-	{ "scheme 6, 0 slots", { .scheme = TSCHED_HASHED, .geo = G6(0) } },
+	{ "scheme 6, 48 slots", { .scheme = TSCHED_HASHED, .geo = TWHEEL_GEOMETRY6(48) } },
+	{ "scheme 6, 0 slots", { .scheme = TSCHED_HASHED, .geo = TWHEEL_GEOMETRY6(0) } },
 	{ "scheme 6, 2 levels",
 	  { .scheme = TSCHED_HASHED,
 	    .geo = { .scheme = TWHEEL_SCHEME6, .levels = 2,
 		     .slots = { 8, 8 } } } },
 	{ "scheme 6, a scheme 7 geometry",
-	  { .scheme = TSCHED_HASHED, .geo = G7(2, 8, 8) } },
+	  { .scheme = TSCHED_HASHED, .geo = TWHEEL_GEOMETRY7(2, 8, 8) } },
 	{ "scheme 7, 1 level",
-	  { .scheme = TSCHED_HIERARCHY, .geo = G7(1, 64) } },
+	  { .scheme = TSCHED_HIERARCHY, .geo = TWHEEL_GEOMETRY7(1, 64) } },
 	{ "scheme 7, 0 levels",
-	  { .scheme = TSCHED_HIERARCHY, .geo = G7(0) } },
+	  { .scheme = TSCHED_HIERARCHY, .geo = TWHEEL_GEOMETRY7(0) } },
 	{ "scheme 7, 9 levels",
 	  { .scheme = TSCHED_HIERARCHY,
-	    .geo = G7(TWHEEL_MAX_LEVELS + 1, 2, 2, 2, 2, 2, 2, 2, 2) } },
+	    .geo = TWHEEL_GEOMETRY7(TWHEEL_MAX_LEVELS + 1, 2, 2, 2, 2, 2, 2, 2, 2) } },
 	{ "scheme 7, a level of 1 slot",
-	  { .scheme = TSCHED_HIERARCHY, .geo = G7(3, 8, 1, 8) } },
+	  { .scheme = TSCHED_HIERARCHY, .geo = TWHEEL_GEOMETRY7(3, 8, 1, 8) } },
 	{ "scheme 7, 2^64 ticks",
 	  { .scheme = TSCHED_HIERARCHY,
-	    .geo = G7(4, 65536, 65536, 65536, 65536) } },
+	    .geo = TWHEEL_GEOMETRY7(4, 65536, 65536, 65536, 65536) } },
 	{ "scheme 0", { .scheme = 0 } },
 	{ "scheme 9", { .scheme = 9 } },
 };

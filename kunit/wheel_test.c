@@ -25,10 +25,6 @@
 #include "twheel_compat.h"
 #include "twheel_core.h"
 
-#define G6(s)		{ .scheme = TWHEEL_SCHEME6, .levels = 1, .slots = { s } }
-#define G7(n, ...)	{ .scheme = TWHEEL_SCHEME7, .levels = n,	\
-			  .slots = { __VA_ARGS__ } }
-
 /*
  * What every message starts with: the random run's seed, the index of its
  * operation and the model's clock.  The sweeps have no seed; their "op" is
@@ -617,15 +613,15 @@ static void geometry_desc(const struct twheel_geometry *geo, char *desc)
 
 /* Small wheels, so that sweeps cross every kind of boundary many times. */
 static const struct twheel_geometry sweep_geometries[] = {
-	G6(2),
-	G6(8),
-	G6(64),
-	G7(2, 4, 4),
-	G7(2, 8, 8),
-	G7(3, 4, 3, 5),
-	G7(3, 4, 4, 4),
-	G7(4, 2, 3, 2, 3),
-	G7(6, 2, 2, 2, 2, 2, 2),
+	TWHEEL_GEOMETRY6(2),
+	TWHEEL_GEOMETRY6(8),
+	TWHEEL_GEOMETRY6(64),
+	TWHEEL_GEOMETRY7(2, 4, 4),
+	TWHEEL_GEOMETRY7(2, 8, 8),
+	TWHEEL_GEOMETRY7(3, 4, 3, 5),
+	TWHEEL_GEOMETRY7(3, 4, 4, 4),
+	TWHEEL_GEOMETRY7(4, 2, 3, 2, 3),
+	TWHEEL_GEOMETRY7(6, 2, 2, 2, 2, 2, 2),
 };
 
 KUNIT_ARRAY_PARAM(sweep, sweep_geometries, geometry_desc);
@@ -730,10 +726,10 @@ static void twheel_advance_sweep(struct kunit *test)
 
 /* The shapes of wheel the directed cases run on. */
 static const struct twheel_geometry wheel_geometries[] = {
-	G6(16),
-	G7(3, 4, 4, 4),
-	G7(3, 4, 3, 5),
-	G7(4, 60, 60, 24, 100),
+	TWHEEL_GEOMETRY6(16),
+	TWHEEL_GEOMETRY7(3, 4, 4, 4),
+	TWHEEL_GEOMETRY7(3, 4, 3, 5),
+	TWHEEL_GEOMETRY7(4, 60, 60, 24, 100),
 };
 
 KUNIT_ARRAY_PARAM(wheel, wheel_geometries, geometry_desc);
@@ -748,14 +744,14 @@ struct random_case {
 #define WT_RANDOM_ENTRIES	40
 
 static const struct random_case random_cases[] = {
-	{ "scheme 6, 16 slots", G6(16), 0x9e3779b97f4a7c15ULL },
-	{ "scheme 6, 4 slots", G6(4), 0xd1b54a32d192ed03ULL },
-	{ "scheme 6, 1024 slots", G6(1024), 0x94d049bb133111ebULL },
-	{ "scheme 7, 3 x 4", G7(3, 4, 4, 4), 0x8cb92ba72f3d8dd7ULL },
-	{ "scheme 7, 4/3/5", G7(3, 4, 3, 5), 0xbf58476d1ce4e5b9ULL },
-	{ "scheme 7, 8 x 2", G7(8, 2, 2, 2, 2, 2, 2, 2, 2),
+	{ "scheme 6, 16 slots", TWHEEL_GEOMETRY6(16), 0x9e3779b97f4a7c15ULL },
+	{ "scheme 6, 4 slots", TWHEEL_GEOMETRY6(4), 0xd1b54a32d192ed03ULL },
+	{ "scheme 6, 1024 slots", TWHEEL_GEOMETRY6(1024), 0x94d049bb133111ebULL },
+	{ "scheme 7, 3 x 4", TWHEEL_GEOMETRY7(3, 4, 4, 4), 0x8cb92ba72f3d8dd7ULL },
+	{ "scheme 7, 4/3/5", TWHEEL_GEOMETRY7(3, 4, 3, 5), 0xbf58476d1ce4e5b9ULL },
+	{ "scheme 7, 8 x 2", TWHEEL_GEOMETRY7(8, 2, 2, 2, 2, 2, 2, 2, 2),
 	  0x6a09e667f3bcc909ULL },
-	{ "scheme 7, paper 60/60/24/100", G7(4, 60, 60, 24, 100),
+	{ "scheme 7, paper 60/60/24/100", TWHEEL_GEOMETRY7(4, 60, 60, 24, 100),
 	  0xbb67ae8584caa73bULL },
 };
 
@@ -1208,7 +1204,7 @@ static void paper_where(const struct twheel *w, u64 tick, u32 *slot,
  */
 static void twheel_advance_paper_example(struct kunit *test)
 {
-	static const struct twheel_geometry geo = G7(4, 60, 60, 24, 100);
+	static const struct twheel_geometry geo = TWHEEL_GEOMETRY7(4, 60, 60, 24, 100);
 	u64 start = 11 * T_DAY + 10 * T_HOUR + 24 * T_MIN + 30 * T_SEC;
 	u64 hour = 11 * T_DAY + 11 * T_HOUR, minute = hour + 15 * T_MIN;
 	u64 due = minute + 15 * T_SEC, tick, migrated;
@@ -1274,8 +1270,8 @@ static void twheel_advance_paper_example(struct kunit *test)
 
 /* Wide wheels, as a million entries want. */
 static const struct twheel_geometry million_geometries[] = {
-	G6(4096),
-	G7(4, 64, 64, 64, 64),
+	TWHEEL_GEOMETRY6(4096),
+	TWHEEL_GEOMETRY7(4, 64, 64, 64, 64),
 };
 
 KUNIT_ARRAY_PARAM(million, million_geometries, geometry_desc);
