@@ -23,10 +23,13 @@
  * period, the old one is freed.  Lookups are O(1) expected at any load.
  *
  * Lock order: stripe lock, then base lock (timeout() arms, untimeout()
- * cancels, with the stripe lock held).  The expiry path takes the stripe
- * lock only after dropping the base lock, to unhash the entry before its
- * function runs; it frees the entry after.  An entry is freed by whoever
- * unhashes it: untimeout() after a successful cancel, or the expiry path.
+ * cancels, with the stripe lock held).  Once an entry's function has
+ * returned, the engine hands it back through twheel_timeout_release(),
+ * with no lock held, which unhashes and frees it.  An entry is freed by
+ * whoever unhashes it: untimeout() after a successful cancel, the release
+ * after expiry, or twheel_timeout_exit() at unload.  While its function
+ * runs, the entry stays hashed but not pending, so untimeout() passes it
+ * over.
  */
 
 #include <linux/bitmap.h>
@@ -43,9 +46,19 @@
 #include "twheel.h"
 #include "twheel_internal.h"
 
-#define TWHEEL_HASH_LOCKS	64
+#define TWHEEL_HASH_LOCK_BITS	6
+#define TWHEEL_HASH_LOCKS	BIT(TWHEEL_HASH_LOCK_BITS)
 #define TWHEEL_HASH_MIN_BITS	10
 #define TWHEEL_HASH_MAX_BITS	24
+
+/*
+ * A bucket and both halves it splits into share a stripe lock only while
+ * the lock bits are bits of every table's index; and an index is a u32
+ * hash's low bits.
+ */
+static_assert(TWHEEL_HASH_LOCK_BITS <= TWHEEL_HASH_MIN_BITS);
+static_assert(TWHEEL_HASH_MIN_BITS <= TWHEEL_HASH_MAX_BITS);
+static_assert(TWHEEL_HASH_MAX_BITS < 32);
 
 /**
  * struct twheel_timeout - a callout armed by timeout()
@@ -197,6 +210,9 @@ static void twheel_htab_grow(struct work_struct *work)
  * untimeout() has cancelled it.  Several pending callouts may share @func
  * and @arg.
  *
+ * Paper: START TIMER through the BSD interface, as in Costello's
+ * implementation.
+ *
  * Context: any, including hardirq context; allocates with %GFP_ATOMIC.
  * Return: %0, -%ENOMEM if the allocation failed, or -%EINVAL if @func is
  * %NULL or @ticks is over %CALLOUT_MAX_TICKS; nothing is armed on error.
@@ -245,6 +261,9 @@ EXPORT_SYMBOL_GPL(timeout);
  * is the most recently armed.  One whose function has started running is
  * not pending, and is not waited for.
  *
+ * Paper: STOP TIMER through the BSD interface: the (func, arg) hash table
+ * of Costello's implementation finds the callout in O(1) expected time.
+ *
  * Context: any, including hardirq context.
  * Return: %1 if a pending callout was cancelled, %0 if none matched.
  */
@@ -275,17 +294,11 @@ int untimeout(callout_func_t func, void *arg)
 }
 EXPORT_SYMBOL_GPL(untimeout);
 
-/*
- * The expiry path of a timeout() callout, with no lock held: unhash it so
- * that untimeout() cannot find it, run it, free it.
- */
-void twheel_timeout_run(struct callout *c)
+/* Unhash @t, under its stripe lock, and free it. */
+static void timeout_free(struct twheel_timeout *t)
 {
-	struct twheel_timeout *t = container_of(c, struct twheel_timeout, c);
-	callout_func_t func = c->func;
-	void *arg = c->arg;
+	u32 h = hash_key(t->c.func, t->c.arg);
 	unsigned long flags;
-	u32 h = hash_key(func, arg);
 
 	rcu_read_lock();
 	raw_spin_lock_irqsave(stripe(h), flags);
@@ -293,29 +306,20 @@ void twheel_timeout_run(struct callout *c)
 	raw_spin_unlock_irqrestore(stripe(h), flags);
 	rcu_read_unlock();
 	percpu_counter_dec(&twheel_hashed);
-
-	twheel_call(c, func, arg);
 	kmem_cache_free(twheel_timeout_cache, t);
 }
 
-/* Free a timeout() callout taken off its wheel at unload. */
-void twheel_timeout_free(struct callout *c)
+/**
+ * twheel_timeout_release() - free a timeout() callout whose function ran
+ * @c: the callout, no longer pending.
+ *
+ * The engine calls it, with no lock held, once @c's function has returned.
+ *
+ * Context: softirq context, from the engine's tick.
+ */
+void twheel_timeout_release(struct callout *c)
 {
-	struct twheel_timeout *t = container_of(c, struct twheel_timeout, c);
-	u32 h = hash_key(c->func, c->arg);
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(stripe(h), flags);
-	hlist_del(&t->hnode);
-	raw_spin_unlock_irqrestore(stripe(h), flags);
-	percpu_counter_dec(&twheel_hashed);
-	kmem_cache_free(twheel_timeout_cache, t);
-}
-
-/* At unload, before the wheels are emptied: no more growing. */
-void twheel_timeout_quiesce(void)
-{
-	cancel_work_sync(&twheel_grow_work);
+	timeout_free(container_of(c, struct twheel_timeout, c));
 }
 
 /**
@@ -385,11 +389,40 @@ int twheel_timeout_init(void)
 	return 0;
 }
 
-/* After every wheel is empty. */
+/**
+ * twheel_timeout_exit() - cancel and free every timeout() callout
+ *
+ * What is still hashed here was armed by a client that unloaded without
+ * untimeout(): it is cancelled, freed and reported, one line in all.
+ *
+ * Context: process context, with no tick running (twheel_engine_stop()),
+ * so that no entry's function runs meanwhile.
+ */
 void twheel_timeout_exit(void)
 {
+	struct twheel_htab *tab;
+	callout_func_t first = NULL;
+	unsigned long leaked = 0;
+	u32 b;
+
 	cancel_work_sync(&twheel_grow_work);
-	htab_free(rcu_dereference_protected(twheel_htab, 1));
+	tab = rcu_dereference_protected(twheel_htab, 1);
+	for (b = 0; b < BIT(tab->bits); b++) {
+		struct twheel_timeout *t;
+		struct hlist_node *tmp;
+
+		hlist_for_each_entry_safe(t, tmp, &tab->bucket[b], hnode) {
+			WARN_ON_ONCE(unsetcallout(&t->c) != 1);
+			if (!leaked++)
+				first = t->c.func;
+			timeout_free(t);
+		}
+		cond_resched();
+	}
+	if (leaked)
+		pr_warn("twheel: unloading with %lu timeout() callouts still pending, the first %ps\n",
+			leaked, first);
+	htab_free(tab);
 	RCU_INIT_POINTER(twheel_htab, NULL);
 	kmem_cache_destroy(twheel_timeout_cache);
 	percpu_counter_destroy(&twheel_hashed);

@@ -69,6 +69,28 @@
  * head and appends, and all pending entries due on one tick always share one
  * slot.  The order across ticks is that of their expiry ticks.
  *
+ * The paper's timer module, routine by routine, and where each is here
+ * (the kernel-doc of each function names its routine on a "Paper:" line):
+ *
+ *  =========================  ==========================================
+ *  paper                      twheel
+ *  =========================  ==========================================
+ *  START TIMER                twheel_add(), twheel_add_at(); for clients
+ *                             setcallout() and timeout() (twheel_hw.c,
+ *                             twheel_bsd.c)
+ *  STOP TIMER                 twheel_del(); unsetcallout(), untimeout()
+ *  PER TICK BOOKKEEPING       twheel_advance(), over every tick the
+ *                             clock brings: run_tick(), visit_slot()
+ *  EXPIRY PROCESSING          the &twheel_expire_fn given to
+ *                             twheel_advance(); twheel_expire() runs a
+ *                             callout's function (twheel_hw.c)
+ *  Scheme 6 hash              twheel_slot_index() of the only level
+ *  Scheme 7 level, migration  twheel_level(), visit_slot()
+ *  Appendix A busy bits       &twheel.busy, twheel_next_work()
+ *  the hardware clock         one hrtimer per CPU, twheel_tick()
+ *                             (twheel_hw.c)
+ *  =========================  ==========================================
+ *
  * The core takes no locks.  Its owner serialises every call on a wheel; the
  * expiry function may drop the owner's lock while it runs a callback as
  * long as nothing else advances the wheel meanwhile (see twheel_advance()).
@@ -88,8 +110,12 @@
 
 #include "twheel_core.h"
 
-/* A hierarchy may span at most this many ticks, so that sums never wrap. */
-#define TWHEEL_MAX_SPAN		BIT_ULL(62)
+/* Clock + interval + span, the furthest visit tick, fits a u64. */
+static_assert(TWHEEL_CLOCK_LIMIT - 1 <= U64_MAX - TWHEEL_MAX_INTERVAL -
+	      TWHEEL_MAX_SPAN);
+/* Every slot number lies below the values of twheel_entry.slot that are not. */
+static_assert((u64)TWHEEL_MAX_LEVELS * TWHEEL_MAX_SLOTS < TWHEEL_SLOT_EXPIRED);
+static_assert(TWHEEL_MIN_SLOTS >= 2 && TWHEEL_MAX_SLOTS <= U32_MAX);
 
 /* Tick @t in units of level @n's slots: the clock's (or expiry's) prefix. */
 static inline u64 lvl_div(const struct twheel *w, u64 t, unsigned int n)
@@ -132,7 +158,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_span);
  *
  * Scheme 6 takes one level whose slot count is a power of two; Scheme 7
  * takes 2 to %TWHEEL_MAX_LEVELS levels of %TWHEEL_MIN_SLOTS to
- * %TWHEEL_MAX_SLOTS slots, spanning at most 2^62 ticks together.
+ * %TWHEEL_MAX_SLOTS slots, spanning at most %TWHEEL_MAX_SPAN ticks
+ * together.
  *
  * Return: %0 if it can, -%EINVAL if not.
  */
@@ -175,6 +202,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_geometry_check);
  * the top level when they lie in different rotations of the whole
  * hierarchy.  An entry due on @now itself belongs to level 0.
  *
+ * Paper: Scheme 7, the wheel (hours, minutes, seconds) a timer goes in.
+ *
  * Return: a level from 0 to @w->geo.levels - 1.
  */
 unsigned int twheel_level(const struct twheel *w, u64 now, u64 expires)
@@ -193,6 +222,9 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_level);
  * @w: the wheel.
  * @level: the level.
  * @expires: the entry's tick.
+ *
+ * Paper: Scheme 6's hash of the expiry time (its low-order bits), and
+ * Scheme 7's slot within a level.
  *
  * Return: the slot number within @level, from 0 to its slot count - 1.
  */
@@ -347,6 +379,8 @@ static void place(struct twheel *w, struct twheel_entry *e)
  * has no work) arms entries this way, so that they are due counting from
  * the real time, not from the last tick the wheel processed.
  *
+ * Paper: START TIMER, in O(levels).
+ *
  * Return: %1 if @e was pending (and is now re-armed), %0 if it was idle,
  * -%EINVAL with nothing changed if @expires lies more than
  * %TWHEEL_MAX_INTERVAL ticks after @w->now.
@@ -373,6 +407,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_add_at);
  *	@interval.  Tick @w->now has been processed already, so an @interval
  *	of 0 is taken as 1, the next tick.
  *
+ * Paper: START TIMER.
+ *
  * Return: %1 if @e was pending (and is now re-armed), %0 if it was idle,
  * -%EINVAL with nothing changed if @interval exceeds %TWHEEL_MAX_INTERVAL.
  */
@@ -391,6 +427,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_add);
  *
  * An entry that has come due but not yet been handed to the expiry function
  * (one of several due on the tick being processed) is stopped too.
+ *
+ * Paper: STOP TIMER, in O(1).
  *
  * Return: true if @e was pending and will now not expire, false if it was
  * idle already.
@@ -439,6 +477,9 @@ static unsigned int busy_distance(const struct twheel *w, unsigned int n,
  * entry's tick, and earlier when a slot holding only later entries comes
  * round first: a migration of Scheme 7, or an early visit to an entry that
  * lies beyond the top level's current rotation.
+ *
+ * Paper: Appendix A, the chip that interrupts the host only for a slot
+ * marked busy; O(levels) bitmap scans stand in for its hardware.
  *
  * Return: a tick after @w->now, or %U64_MAX if no entry is pending.
  */
@@ -535,6 +576,9 @@ static void run_tick(struct twheel *w, struct list_head *expired)
  * entries due on it with @w->now set to that tick before the clock moves
  * on; so an entry that @fn arms for a tick not after @to expires within
  * this call.  Ticks without work are skipped in one step.
+ *
+ * Paper: PER TICK BOOKKEEPING for all the ticks up to @to, calling
+ * EXPIRY PROCESSING (@fn) for each entry that comes due.
  *
  * Context: the caller serialises all calls on @w.  @fn may drop and retake
  * the caller's lock; others may then add and delete entries, but must not

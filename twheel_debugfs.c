@@ -33,26 +33,48 @@
 
 static struct dentry *twheel_dir;
 
-/* Add one CPU's counters to a total. */
+/*
+ * The columns of "stats", in order: each names a u64 counter of &struct
+ * twheel_cpu_stats, which the total row sums over the CPUs.
+ */
+#define STAT(name, field, width)					\
+	{ name, offsetof(struct twheel_cpu_stats, field), width }
+
+static const struct stats_column {
+	const char *name;
+	size_t offset;
+	int width;
+} stats_columns[] = {
+	STAT("started", started, 10),
+	STAT("rearmed", rearmed, 10),
+	STAT("stopped", stopped, 10),
+	STAT("expired", expired, 10),
+	STAT("interrupts", interrupts, 10),
+	STAT("work_ns", work_ns, 12),
+	STAT("ticks", wheel.ticks, 10),
+	STAT("skipped", wheel.skipped, 12),
+	STAT("migrated", wheel.migrated, 10),
+	STAT("early", wheel.early_visits, 10),
+	STAT("t_allocs", timeout_allocs, 10),
+	STAT("t_failed", timeout_failures, 10),
+	STAT("pending", outstanding, 10),
+	STAT("peak", peak, 10),
+};
+
+/* The counter of column @i in @st. */
+static u64 *stat(const struct twheel_cpu_stats *st, unsigned int i)
+{
+	return (void *)st + stats_columns[i].offset;
+}
+
+/* Add one CPU's counters and histograms to a total. */
 static void stats_add(struct twheel_cpu_stats *sum,
 		      const struct twheel_cpu_stats *st)
 {
-	unsigned int b;
+	unsigned int i, b;
 
-	sum->started += st->started;
-	sum->rearmed += st->rearmed;
-	sum->stopped += st->stopped;
-	sum->expired += st->expired;
-	sum->interrupts += st->interrupts;
-	sum->work_ns += st->work_ns;
-	sum->wheel.ticks += st->wheel.ticks;
-	sum->wheel.skipped += st->wheel.skipped;
-	sum->wheel.migrated += st->wheel.migrated;
-	sum->wheel.early_visits += st->wheel.early_visits;
-	sum->timeout_allocs += st->timeout_allocs;
-	sum->timeout_failures += st->timeout_failures;
-	sum->outstanding += st->outstanding;
-	sum->peak += st->peak;
+	for (i = 0; i < ARRAY_SIZE(stats_columns); i++)
+		*stat(sum, i) += *stat(st, i);
 	for (b = 0; b < TWHEEL_HIST_BUCKETS; b++) {
 		sum->late_ticks[b] += st->late_ticks[b];
 		sum->late_ns[b] += st->late_ns[b];
@@ -60,16 +82,22 @@ static void stats_add(struct twheel_cpu_stats *sum,
 	}
 }
 
+/* One row of "stats": the column names when @st is NULL. */
 static void stats_row(struct seq_file *m, const char *name,
 		      const struct twheel_cpu_stats *st)
 {
-	seq_printf(m, "%-6s %10llu %10llu %10llu %10llu %10llu %12llu %10llu %12llu %10llu %10llu %10llu %10llu %10lu %10lu\n",
-		   name, st->started, st->rearmed, st->stopped, st->expired,
-		   st->interrupts, st->work_ns, st->wheel.ticks,
-		   st->wheel.skipped,
-		   st->wheel.migrated, st->wheel.early_visits,
-		   st->timeout_allocs, st->timeout_failures, st->outstanding,
-		   st->peak);
+	unsigned int i;
+
+	seq_printf(m, "%-6s", name);
+	for (i = 0; i < ARRAY_SIZE(stats_columns); i++) {
+		int width = stats_columns[i].width;
+
+		if (st)
+			seq_printf(m, " %*llu", width, *stat(st, i));
+		else
+			seq_printf(m, " %*s", width, stats_columns[i].name);
+	}
+	seq_putc(m, '\n');
 }
 
 /*
@@ -100,11 +128,7 @@ static int stats_show(struct seq_file *m, void *v)
 
 	if (!st)
 		return -ENOMEM;
-	seq_printf(m, "%-6s %10s %10s %10s %10s %10s %12s %10s %12s %10s %10s %10s %10s %10s %10s\n",
-		   "cpu", "started", "rearmed", "stopped", "expired",
-		   "interrupts", "work_ns", "ticks", "skipped", "migrated",
-		   "early",
-		   "t_allocs", "t_failed", "pending", "peak");
+	stats_row(m, "cpu", NULL);
 	for_each_possible_cpu(cpu) {
 		snprintf(name, sizeof(name), "%u", cpu);
 		stats_row(m, name, &st[cpu]);

@@ -2,7 +2,8 @@
 /*
  * The callout engine: one wheel per CPU, each driven by a per-CPU hrtimer,
  * the paper's "hardware" clock; the handle API (setcallout() and its
- * kin); CPU hotplug; the module's parameters, load and unload.
+ * kin); CPU hotplug.  It calls only the wheels (twheel_core.c); the module's
+ * parameters, load and unload are twheel_main.c's.
  */
 
 /**
@@ -68,7 +69,6 @@
 #include <linux/cpuhotplug.h>
 #include <linux/hardirq.h>
 #include <linux/hrtimer.h>
-#include <linux/init.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -83,30 +83,10 @@
 #include "twheel_core.h"
 #include "twheel_internal.h"
 
-/* Module parameters; see the README's table. */
-static unsigned long tick_ns = 1000000;
-module_param(tick_ns, ulong, 0444);
-MODULE_PARM_DESC(tick_ns, "tick length in ns, 10000 to 1000000000 (default 1000000)");
-
-/*
- * The defaults, a 1 ms tick and Scheme 7 with three levels of 256 slots,
- * come from scripts/defaults.sh: Scheme 6 did less work for short timers,
- * but with long ones pending it took 47 times the interrupts.  The README
- * has the table.
- */
-static unsigned int scheme = 7;
-module_param(scheme, uint, 0444);
-MODULE_PARM_DESC(scheme, "6: hashed wheel; 7: hierarchical wheels (default)");
-
-static unsigned int geometry[TWHEEL_MAX_LEVELS];
-static unsigned int geometry_levels;
-module_param_array(geometry, uint, &geometry_levels, 0444);
-MODULE_PARM_DESC(geometry, "slots per level, finest first (default 4096 for scheme 6, 256,256,256 for scheme 7)");
-
-#define TWHEEL_MIN_TICK_NS	10000UL
-#define TWHEEL_MAX_TICK_NS	1000000000UL
-
+/* Set once by twheel_engine_init(), before any callout can be armed. */
+static u64 tick_ns;
 static struct twheel_geometry twheel_geo;
+static twheel_release_fn twheel_release;
 
 /**
  * struct twheel_base - one CPU's callouts
@@ -156,11 +136,23 @@ static int twheel_dead_state;
  * moving between bases, whether timeout() allocated it, and a magic number
  * that tells an initialised handle from a stray one.
  */
-#define CALLOUT_CPU		GENMASK(15, 0)
-#define CALLOUT_MIGRATING	BIT(16)
-#define CALLOUT_TIMEOUT		BIT(17)
+#define CALLOUT_CPU_BITS	16
+#define CALLOUT_CPU		GENMASK(CALLOUT_CPU_BITS - 1, 0)
+#define CALLOUT_MIGRATING	BIT(CALLOUT_CPU_BITS)
+#define CALLOUT_TIMEOUT		BIT(CALLOUT_CPU_BITS + 1)
 #define CALLOUT_MAGIC		GENMASK(31, 24)
 #define CALLOUT_MAGIC_VALUE	0xc7
+
+/* Every CPU the kernel can have fits the owner's CPU field. */
+static_assert(BIT(CALLOUT_CPU_BITS) >= CONFIG_NR_CPUS);
+/* The tick clock stays below the wheels' limit at any allowed tick. */
+static_assert(U64_MAX / TWHEEL_MIN_TICK_NS < TWHEEL_CLOCK_LIMIT);
+/*
+ * setcallout() arms for now + ticks + 1 on a wheel whose clock may lag
+ * the tick clock by up to all of it: the wheel never refuses that.
+ */
+static_assert(CALLOUT_MAX_TICKS + 1 <=
+	      TWHEEL_MAX_INTERVAL - U64_MAX / TWHEEL_MIN_TICK_NS);
 
 static bool callout_valid(const struct callout *c)
 {
@@ -276,7 +268,7 @@ static bool cancel_locked(struct twheel_base *base, struct callout *c)
  * Run one callout's function.  The function may free the callout, so
  * lockdep's map is copied first, as call_timer_fn() does.
  */
-void twheel_call(struct callout *c, callout_func_t func, void *arg)
+static void twheel_call(struct callout *c, callout_func_t func, void *arg)
 {
 	int count = preempt_count();
 #ifdef CONFIG_LOCKDEP
@@ -294,7 +286,12 @@ void twheel_call(struct callout *c, callout_func_t func, void *arg)
 		preempt_count_set(count);
 }
 
-/* The wheel's expiry function: run @e's callout with the lock dropped. */
+/*
+ * The wheel's expiry function: run @e's callout with the lock dropped, and
+ * hand one that timeout() armed back to be freed once it has run.
+ *
+ * Paper: EXPIRY PROCESSING.
+ */
 static void twheel_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 	__releases(&base->lock) __acquires(&base->lock)
 {
@@ -313,16 +310,22 @@ static void twheel_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 	base->running = c;
 	raw_spin_unlock_irq(&base->lock);
 	t0 = local_clock();
+	twheel_call(c, func, arg);
 	if (is_timeout)
-		twheel_timeout_run(c);
-	else
-		twheel_call(c, func, arg);
+		twheel_release(c);
 	t0 = local_clock() - t0;
 	raw_spin_lock_irq(&base->lock);
 	base->fn_ns += t0;
 	base->running = NULL;
 }
 
+/*
+ * The tick: advance the wheel to the tick now running, then sleep until the
+ * next one with work.
+ *
+ * Paper: the hardware clock's interrupt, with Appendix A's assist; it calls
+ * PER TICK BOOKKEEPING (twheel_advance()).
+ */
 static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 {
 	struct twheel_base *base = container_of(timer, struct twheel_base,
@@ -396,6 +399,8 @@ EXPORT_SYMBOL_GPL(__callout_init);
  * @ticks whole ticks after this call, and, unless the machine is
  * overloaded, within one tick after that.
  *
+ * Paper: START TIMER, through Costello's handle-based interface.
+ *
  * Context: any, including hardirq context and @c's own function.
  * Return: %1 if @c was pending (it has been re-armed), %0 if not, or
  * -%EINVAL with nothing changed if @c or @func is %NULL, @c was never
@@ -430,7 +435,7 @@ int setcallout(struct callout *c, callout_func_t func, void *arg,
 	WARN_ON_ONCE(twheel_add_at(&base->wheel, &c->entry, now + ticks + 1) < 0);
 	base->stats.started++;
 	base->stats.rearmed += ret;
-	base->stats.peak = max(base->stats.peak, base->wheel.count);
+	base->stats.peak = max_t(u64, base->stats.peak, base->wheel.count);
 	/*
 	 * Arming only adds work, so the next tick with work is now the
 	 * sooner of the one before and the one this entry's slot comes round
@@ -450,6 +455,8 @@ EXPORT_SYMBOL_GPL(setcallout);
  * Never waits: if @c's function is running it goes on running (see
  * unsetcallout_sync()).  If @c was the last callout pending on its CPU,
  * that CPU's hrtimer is cancelled, so an idle system takes no interrupt.
+ *
+ * Paper: STOP TIMER, by handle in O(1): Costello's unsetcallout().
  *
  * Context: any, including hardirq context and @c's own function.
  * Return: %1 if @c was pending and now will not run, %0 if it was not
@@ -800,7 +807,7 @@ static int twheel_cpu_dead(unsigned int cpu)
 		WRITE_ONCE(e->owner, owner_on(e->owner, new->cpu));
 		WARN_ON_ONCE(twheel_add_at(&new->wheel, e, expires) < 0);
 	}
-	new->stats.peak = max(new->stats.peak, new->wheel.count);
+	new->stats.peak = max_t(u64, new->stats.peak, new->wheel.count);
 	raw_spin_unlock(&old->lock);
 	arm_tick(new, twheel_next_work(&new->wheel));
 	raw_spin_unlock(&new->lock);
@@ -808,48 +815,104 @@ static int twheel_cpu_dead(unsigned int cpu)
 	return 0;
 }
 
-static int __init twheel_params_check(void)
+/**
+ * twheel_engine_init() - build every CPU's wheel; nothing ticks yet
+ * @geo: the wheels' geometry, checked by twheel_geometry_check().
+ * @tick: the tick length in ns, from %TWHEEL_MIN_TICK_NS to
+ *	%TWHEEL_MAX_TICK_NS.
+ * @release: what to do with a callout armed by twheel_arm_timeout() once
+ *	its function has returned.
+ *
+ * Context: process context.
+ * Return: %0, -%EINVAL for a @geo or @tick out of range, or -%ENOMEM; on
+ * error nothing is left allocated.
+ */
+int twheel_engine_init(const struct twheel_geometry *geo, u64 tick,
+		       twheel_release_fn release)
 {
-	unsigned int n;
+	unsigned int cpu;
+	u64 now;
+	int ret;
 
-	if (nr_cpu_ids > FIELD_MAX(CALLOUT_CPU) + 1) {
-		pr_err("twheel: %u CPUs are more than a callout can name\n",
-		       nr_cpu_ids);
+	if (tick < TWHEEL_MIN_TICK_NS || tick > TWHEEL_MAX_TICK_NS ||
+	    twheel_geometry_check(geo) || !release)
 		return -EINVAL;
-	}
-	if (tick_ns < TWHEEL_MIN_TICK_NS || tick_ns > TWHEEL_MAX_TICK_NS) {
-		pr_err("twheel: tick_ns=%lu is outside %lu..%lu\n", tick_ns,
-		       TWHEEL_MIN_TICK_NS, TWHEEL_MAX_TICK_NS);
-		return -EINVAL;
-	}
-	twheel_geo.scheme = scheme;
-	twheel_geo.levels = geometry_levels;
-	for (n = 0; n < geometry_levels; n++)
-		twheel_geo.slots[n] = geometry[n];
-	if (!geometry_levels && scheme == TWHEEL_SCHEME6) {
-		twheel_geo.levels = 1;
-		twheel_geo.slots[0] = 4096;
-	} else if (!geometry_levels && scheme == TWHEEL_SCHEME7) {
-		twheel_geo.levels = 3;
-		for (n = 0; n < 3; n++)
-			twheel_geo.slots[n] = 256;
-	}
-	if (twheel_geometry_check(&twheel_geo)) {
-		pr_err("twheel: scheme=%u with geometry of %u levels is not valid: scheme 6 takes one power-of-two level, scheme 7 takes 2 to %u levels of %u to %u slots spanning at most 2^62 ticks\n",
-		       scheme, twheel_geo.levels, TWHEEL_MAX_LEVELS,
-		       TWHEEL_MIN_SLOTS, TWHEEL_MAX_SLOTS);
-		return -EINVAL;
+	tick_ns = tick;
+	twheel_geo = *geo;
+	twheel_release = release;
+
+	twheel_bases = alloc_percpu(struct twheel_base);
+	if (!twheel_bases)
+		return -ENOMEM;
+	now = current_tick();
+	for_each_possible_cpu(cpu) {
+		struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
+
+		raw_spin_lock_init(&base->lock);
+		hrtimer_init(&base->timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_ABS_PINNED_SOFT);
+		base->timer.function = twheel_tick;
+		base->programmed = U64_MAX;
+		base->cpu = cpu;
+		ret = twheel_init(&base->wheel, &twheel_geo, now);
+		if (ret) {
+			twheel_engine_exit();
+			return ret;
+		}
 	}
 	return 0;
 }
 
-/*
- * Free every wheel and the bases.  A callout still pending here belongs to
- * a client that unloaded without cancelling it, which twheel cannot make
- * safe: it is reported and dropped.  timeout() callouts are twheel's own
- * and are freed.
+/**
+ * twheel_engine_start() - start the ticks, and follow CPU hotplug
+ *
+ * Context: process context, after twheel_engine_init().
+ * Return: %0, or a negative errno from the CPU hotplug core with nothing
+ * started.
  */
-static void twheel_bases_free(void)
+int twheel_engine_start(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "twheel:dead",
+					NULL, twheel_cpu_dead);
+	if (ret < 0)
+		return ret;
+	twheel_dead_state = ret;
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "twheel:online",
+				twheel_cpu_online, twheel_cpu_offline);
+	if (ret < 0) {
+		cpuhp_remove_state_nocalls(twheel_dead_state);
+		return ret;
+	}
+	twheel_online_state = ret;
+	return 0;
+}
+
+/**
+ * twheel_engine_stop() - stop every tick
+ *
+ * On return no callout function runs, and none will, until
+ * twheel_engine_start(); callouts stay pending and may still be cancelled.
+ *
+ * Context: process context, after twheel_engine_start() succeeded.
+ */
+void twheel_engine_stop(void)
+{
+	cpuhp_remove_state(twheel_online_state);
+	cpuhp_remove_state_nocalls(twheel_dead_state);
+}
+
+/**
+ * twheel_engine_exit() - free every wheel
+ *
+ * A callout still pending belongs to a client that unloaded without
+ * cancelling it, which twheel cannot make safe: it is reported and dropped.
+ *
+ * Context: process context, with no tick running: before
+ * twheel_engine_start() or after twheel_engine_stop().
+ */
+void twheel_engine_exit(void)
 {
 	unsigned int cpu;
 
@@ -861,16 +924,11 @@ static void twheel_bases_free(void)
 
 		if (!base->wheel.slot)
 			continue;
-		hrtimer_cancel(&base->timer);
 		while ((e = twheel_first(&base->wheel))) {
 			struct callout *c = container_of(e, struct callout,
 							 entry);
 
 			twheel_del(&base->wheel, e);
-			if (e->owner & CALLOUT_TIMEOUT) {
-				twheel_timeout_free(c);
-				continue;
-			}
 			pr_warn("twheel: unloading with %ps still pending\n",
 				c->func);
 		}
@@ -879,74 +937,3 @@ static void twheel_bases_free(void)
 	free_percpu(twheel_bases);
 	twheel_bases = NULL;
 }
-
-static int __init twheel_module_init(void)
-{
-	unsigned int cpu;
-	u64 now = current_tick();
-	int ret;
-
-	ret = twheel_params_check();
-	if (ret)
-		return ret;
-
-	twheel_bases = alloc_percpu(struct twheel_base);
-	if (!twheel_bases)
-		return -ENOMEM;
-	for_each_possible_cpu(cpu) {
-		struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
-
-		raw_spin_lock_init(&base->lock);
-		hrtimer_init(&base->timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_ABS_PINNED_SOFT);
-		base->timer.function = twheel_tick;
-		base->programmed = U64_MAX;
-		base->cpu = cpu;
-		ret = twheel_init(&base->wheel, &twheel_geo, now);
-		if (ret)
-			goto err_bases;
-	}
-
-	ret = twheel_timeout_init();
-	if (ret)
-		goto err_bases;
-
-	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "twheel:dead",
-					NULL, twheel_cpu_dead);
-	if (ret < 0)
-		goto err_timeout;
-	twheel_dead_state = ret;
-	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "twheel:online",
-				twheel_cpu_online, twheel_cpu_offline);
-	if (ret < 0)
-		goto err_dead;
-	twheel_online_state = ret;
-
-	twheel_debugfs_init();
-	pr_info("twheel: scheme %u, %u levels, tick %lu ns\n", scheme,
-		twheel_geo.levels, tick_ns);
-	return 0;
-
-err_dead:
-	cpuhp_remove_state_nocalls(twheel_dead_state);
-err_timeout:
-	twheel_timeout_exit();
-err_bases:
-	twheel_bases_free();
-	return ret;
-}
-module_init(twheel_module_init);
-
-static void __exit twheel_module_exit(void)
-{
-	twheel_debugfs_exit();
-	cpuhp_remove_state(twheel_online_state);
-	cpuhp_remove_state_nocalls(twheel_dead_state);
-	twheel_timeout_quiesce();
-	twheel_bases_free();
-	twheel_timeout_exit();
-}
-module_exit(twheel_module_exit);
-
-MODULE_DESCRIPTION("Callouts on hashed and hierarchical timing wheels");
-MODULE_LICENSE("GPL");

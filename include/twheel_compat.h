@@ -25,17 +25,31 @@
  * array whose elements name themselves in a string member.
  */
 #if defined(KUNIT_CASE) && !defined(KUNIT_ARRAY_PARAM_DESC)
+#include <linux/stddef.h>
 #include <linux/string.h>
+
+/* The element after @prev (the first if NULL) of @n of @size bytes. */
+static inline const void *twheel_param_next(const void *prev, char *desc,
+					    const void *first, size_t n,
+					    size_t size, size_t desc_offset)
+{
+	const void *next = prev ? prev + size : first;
+
+	if (next >= first + n * size)
+		return NULL;
+	strscpy(desc, *(const char *const *)(next + desc_offset),
+		KUNIT_PARAM_DESC_SIZE);
+	return next;
+}
+
 #define KUNIT_ARRAY_PARAM_DESC(name, array, desc_member)		\
 static const void *name##_gen_params(const void *prev, char *desc)	\
 {									\
-	typeof((array)[0]) *next;					\
+	__auto_type list = &(array);					\
 									\
-	next = prev ? (typeof(next))prev + 1 : (array);			\
-	if (next >= (array) + ARRAY_SIZE(array))			\
-		return NULL;						\
-	strscpy(desc, next->desc_member, KUNIT_PARAM_DESC_SIZE);	\
-	return next;							\
+	return twheel_param_next(prev, desc, *list, ARRAY_SIZE(*list),	\
+				 sizeof((*list)[0]),			\
+				 offsetof(typeof((*list)[0]), desc_member)); \
 }
 #endif
 

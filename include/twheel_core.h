@@ -8,6 +8,8 @@
 #ifndef _TWHEEL_CORE_H
 #define _TWHEEL_CORE_H
 
+#include <linux/bits.h>
+#include <linux/limits.h>
 #include <linux/list.h>
 #include <linux/types.h>
 
@@ -18,13 +20,19 @@
 #define TWHEEL_MIN_SLOTS	2
 
 /*
- * The longest interval a wheel accepts, in ticks, whatever its geometry: the
- * top level of every wheel is hashed, so its range only bounds how often an
- * entry is looked at, not how far ahead it may be set.  The bound keeps
- * "now + interval" from overflowing a u64 while the clock itself stays
- * below 2^63 ticks (a clock of ns since boot divided by the tick length).
+ * The wheel's limits in ticks, each from the one before, so that no sum the
+ * wheel forms can wrap a u64.  The owner keeps the clock below
+ * %TWHEEL_CLOCK_LIMIT (a clock of ns since boot divided by any tick length
+ * of a microsecond or more does).  What remains of the u64 range is split
+ * between the longest interval a wheel accepts and the longest span of a
+ * hierarchy: a visit tick lies at most one span past an entry's interval.
+ *
+ * The top level of every wheel is hashed, so a hierarchy's span only bounds
+ * how often an entry far ahead is looked at, not how far ahead it may be.
  */
-#define TWHEEL_MAX_INTERVAL	(U64_MAX >> 2)
+#define TWHEEL_CLOCK_LIMIT	BIT_ULL(63)
+#define TWHEEL_MAX_SPAN		((U64_MAX - TWHEEL_CLOCK_LIMIT) / 2 + 1)
+#define TWHEEL_MAX_INTERVAL	(TWHEEL_MAX_SPAN - 1)
 
 enum twheel_scheme {
 	TWHEEL_SCHEME6 = 6,	/* hashed wheel, unordered lists */
@@ -78,8 +86,9 @@ struct twheel_stats {
  * @first: index in @slot of each level's first slot.
  * @gran: ticks per slot of each level; @gran[@geo.levels] is the span of
  *	the whole hierarchy, the tick count after which the top level wraps.
- * @shift: log2(@gran[n]) for each n when all of them are powers of two,
- *	so that divisions become shifts; @pow2 says whether they are.
+ * @shift: log2(@gran[n]) for each n when @pow2, so that divisions become
+ *	shifts.
+ * @pow2: every level's slot count, and so every @gran, is a power of two.
  * @slot: the slot lists, level 0 first.
  * @busy: one bit per slot, set while its list is not empty: the paper's
  *	Appendix A "busy" marks, which let the wheel skip empty slots.

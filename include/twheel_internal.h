@@ -1,12 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the module's files share with one another.
+ * What the module's files offer one another.
+ *
+ * The layers, each calling only those listed after it:
+ *
+ *   twheel_main.c     parameters, load and unload: calls every init/exit
+ *   twheel_debugfs.c  reads the engine and the BSD interface
+ *   twheel_bsd.c      timeout()/untimeout(): arms callouts on the engine
+ *   twheel_hw.c       the engine: per-CPU wheels on an hrtimer tick, the
+ *                     handle API; calls only the wheels
+ *   twheel_core.c     the wheels, without a clock
  */
 #ifndef _TWHEEL_INTERNAL_H
 #define _TWHEEL_INTERNAL_H
 
 #include "twheel.h"
 #include "twheel_core.h"
+
+/*
+ * The tick lengths twheel takes.  Any of them keeps the tick clock, ns since
+ * boot divided by the tick length, below the wheels' TWHEEL_CLOCK_LIMIT.
+ */
+#define TWHEEL_MIN_TICK_NS	10000		/* 10 us */
+#define TWHEEL_MAX_TICK_NS	1000000000	/* 1 s */
+#define TWHEEL_DEFAULT_TICK_NS	1000000		/* 1 ms */
 
 /* Histogram buckets: bucket b counts values v with fls64(v) == b. */
 #define TWHEEL_HIST_BUCKETS	40
@@ -18,6 +35,8 @@
  * @stopped: cancellations of a pending callout.
  * @expired: callout functions run.
  * @interrupts: times the CPU's hrtimer fired.
+ * @work_ns: ns the hrtimer interrupts spent on the wheel, callout
+ *	functions excluded.
  * @wheel: the wheel's own counters: ticks processed, empty ticks skipped,
  *	migrations, early visits.
  * @timeout_allocs: timeout() allocations.
@@ -30,7 +49,10 @@
  *	its tick's processing.
  * @book_ns: histogram of the ns each hrtimer interrupt spent on the
  *	wheel, callout functions excluded.
- * @work_ns: the sum of those ns.
+ *
+ * Every counter before the histograms is a u64 that debugfs sums over the
+ * CPUs: a new one needs its field here and its row in twheel_debugfs.c's
+ * column table, nothing else.
  */
 struct twheel_cpu_stats {
 	u64 started;
@@ -38,15 +60,15 @@ struct twheel_cpu_stats {
 	u64 stopped;
 	u64 expired;
 	u64 interrupts;
+	u64 work_ns;
 	struct twheel_stats wheel;
 	u64 timeout_allocs;
 	u64 timeout_failures;
-	unsigned long outstanding;
-	unsigned long peak;
+	u64 outstanding;
+	u64 peak;
 	u64 late_ticks[TWHEEL_HIST_BUCKETS];
 	u64 late_ns[TWHEEL_HIST_BUCKETS];
 	u64 book_ns[TWHEEL_HIST_BUCKETS];
-	u64 work_ns;
 };
 
 /* One pending callout, as debugfs lists it. */
@@ -63,28 +85,36 @@ struct twheel_level_info {
 	unsigned long entries;
 };
 
-/* twheel_hw.c */
+/*
+ * What the engine does with a callout armed by timeout() once its function
+ * has returned: hand it back to the BSD interface, which frees it.
+ */
+typedef void (*twheel_release_fn)(struct callout *c);
+
+/* twheel_hw.c: the engine */
+int twheel_engine_init(const struct twheel_geometry *geo, u64 tick,
+		       twheel_release_fn release);
+int twheel_engine_start(void);
+void twheel_engine_stop(void);
+void twheel_engine_exit(void);
 int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
 		       unsigned long ticks);
+void twheel_count_timeout(bool failed);
 u64 twheel_interrupts(unsigned int cpu);
 const struct twheel_geometry *twheel_geometry(void);
 u64 twheel_now(void);
 void twheel_stats_read(unsigned int cpu, struct twheel_cpu_stats *st);
 void twheel_stats_reset(void);
-void twheel_count_timeout(bool failed);
 unsigned long twheel_callouts_read(unsigned int cpu,
 				   struct twheel_callout_info *info,
 				   unsigned long max, unsigned long *copied);
 void twheel_level_read(unsigned int cpu, unsigned int level,
 		       struct twheel_level_info *li);
-void twheel_call(struct callout *c, callout_func_t func, void *arg);
 
-/* twheel_bsd.c */
+/* twheel_bsd.c: timeout() and untimeout() */
 int twheel_timeout_init(void);
 void twheel_timeout_exit(void);
-void twheel_timeout_run(struct callout *c);
-void twheel_timeout_free(struct callout *c);
-void twheel_timeout_quiesce(void);
+void twheel_timeout_release(struct callout *c);
 void twheel_hash_read(unsigned int *bits, unsigned long *longest);
 size_t twheel_timeout_entry_size(void);
 

@@ -3,8 +3,9 @@
 #
 # check.sh - every test, from a fresh Debian 12 machine: "make check".
 #
-# Installs what is missing, builds twheel against the stock Debian headers
-# (W=1, warning-free), proves the harness can fail (selftest.sh), builds
+# Installs what is missing, runs the kernel's style checks (style.sh),
+# builds twheel against the stock Debian headers (W=1, warning-free),
+# proves the harness and the style checks can fail (selftest.sh), builds
 # each test kernel in KVERS (default: all supported) and runs the KUnit
 # suites on it in QEMU, once with twheel's default scheme and once with
 # the other.  Ends with "N passed, N failed" over all kernels,
@@ -22,6 +23,7 @@ status=0
 
 "$here/install-deps.sh"
 python3 "$here/check-readme.py" || status=1
+"$here/style.sh" || status=1
 mkdir -p "$build"
 counts=$build/counts
 : >"$counts"

@@ -25,3 +25,21 @@ debian_kernel() {
 	[ -n "$bzimage" ] ||
 		die "no /boot/vmlinuz-*-amd64 with matching linux-headers: apt-get install linux-image-amd64 linux-headers-amd64"
 }
+
+# Print the directory of linux-source-$1 unpacked under $TWHEEL_CACHE,
+# unpacking it first if need be; die if the package is missing.
+kernel_src() {
+	local version=$1 tarball pkgver src
+	tarball=/usr/src/linux-source-$version.tar.xz
+	[ -r "$tarball" ] || die "$tarball missing: install linux-source-$version"
+	pkgver=$(dpkg-query -W -f='${Version}' "linux-source-$version")
+	src=$TWHEEL_CACHE/src/linux-source-$pkgver
+	if [ ! -f "$src/.twheel-unpacked" ]; then
+		note "unpacking linux-source-$version $pkgver into $src"
+		rm -rf "$src"
+		mkdir -p "$src"
+		tar -xJf "$tarball" -C "$src" --strip-components=1
+		touch "$src/.twheel-unpacked"
+	fi
+	echo "$src"
+}

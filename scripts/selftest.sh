@@ -8,9 +8,12 @@
 # it exits non-zero with the right message; and that a clean run passes.
 # VERSION is the test kernel to use (default: the newest supported).
 #
-# Two checks use twheel itself: a client that calls unsetcallout_sync()
-# holding a lock its callout takes must draw a lockdep report, and an
-# invalid module parameter must make twheel's insmod fail, saying why.
+# Some checks use twheel itself: a client that calls unsetcallout_sync()
+# holding a lock its callout takes must draw a lockdep report, and each
+# invalid module parameter must make twheel's insmod fail, saying why, and
+# do nothing else.  Last, the style checks (style.sh) must fail on a copy
+# of the tree with one checkpatch finding, and on one with one kernel-doc
+# finding.
 
 set -euo pipefail
 
@@ -60,12 +63,41 @@ expect warning fail 'problem: kernel warning' 600 harness_warn harness_pass
 expect no-load fail 'insmod harness_noload failed' 600 harness_noload harness_pass
 expect hang fail 'did not reach the end|killed after' 60 harness_hang harness_pass
 expect lockdep fail 'problem: lockdep report' 600 "$twheel" harness_lockdep harness_pass
-expect bad-params fail 'insmod twheel failed' 600 "$twheel:scheme=5" harness_pass
-# ... and twheel said why.
-if ! grep -q 'twheel: scheme=5 .* is not valid' "$out/bad-params.console.log"; then
-	note "harness self-test bad-params: FAILED: twheel did not say why it refused scheme=5"
-	failures=$((failures + 1))
-fi
+# Each bad parameter is refused, saying why, and nothing else happens (the
+# run's judge fails on any oops or warning besides the refused insmod).
+bad_param() {
+	local name=$1 param=$2 why=$3
+	expect "$name" fail 'insmod twheel failed' 600 \
+		"$twheel:$param" harness_pass
+	if ! grep -q "$why" "$out/$name.console.log"; then
+		note "harness self-test $name: FAILED: twheel did not say why it refused $param"
+		failures=$((failures + 1))
+	elif python3 "$here/ktap.py" "$out/$name.console.log" |
+		grep '^problem:' | grep -qv 'insmod twheel failed'; then
+		note "harness self-test $name: FAILED: refusing $param did more than fail the insmod"
+		failures=$((failures + 1))
+	fi
+}
+bad_param bad-scheme scheme=5 'twheel: scheme=5 is not valid'
+bad_param bad-tick tick_ns=0 'twheel: tick_ns=0 is outside'
+bad_param bad-geometry 'scheme=6 geometry=100' 'twheel: scheme=6 with geometry of 1 levels is not valid'
 
-[ $failures -eq 0 ] || die "the harness self-test failed $failures of 7 checks"
-note "harness self-test: all 7 checks behaved"
+# The style checks fail on one finding of each kind, in a copy of the tree.
+style_fault() {
+	local name=$1 file=$2 sed=$3 tree=$out/style-$1
+	rm -rf "$tree"
+	mkdir -p "$tree"
+	(cd "$TWHEEL_TOP" && git ls-files -z | xargs -0 cp --parents -t "$tree")
+	sed -i "$sed" "$tree/$file"
+	if "$here/style.sh" "$tree" >"$out/style-$name.report" 2>&1; then
+		note "harness self-test style-$name: FAILED: style.sh passed with $file changed by '$sed'"
+		failures=$((failures + 1))
+	else
+		note "harness self-test style-$name: fail as it should, saying: $(grep -m1 -E 'WARNING|ERROR|CHECK|warning' "$out/style-$name.report")"
+	fi
+}
+style_fault checkpatch twheel_main.c 's/^\tint ret;$/\tint ret; /'
+style_fault kernel-doc include/twheel_core.h '/^ \* @pow2:/d'
+
+[ $failures -eq 0 ] || die "the harness self-test failed $failures of 11 checks"
+note "harness self-test: all 11 checks behaved"

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module: its parameters, their checks, and load and unload of the
+ * engine (twheel_hw.c), the BSD interface (twheel_bsd.c) and debugfs, each
+ * of which owns its own set-up and teardown.
+ */
+
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/printk.h>
+#include <linux/stringify.h>
+
+#include "twheel_internal.h"
+
+/*
+ * The default geometries.  A 1 ms tick and Scheme 7 with three levels of
+ * 256 slots come from scripts/defaults.sh: Scheme 6 did less work for
+ * short timers, but with long ones pending it took 47 times the
+ * interrupts.  The README has the table.
+ */
+#define DEFAULT_SLOTS6		4096
+#define DEFAULT_LEVELS7		3
+#define DEFAULT_SLOTS7		256
+
+static const struct twheel_geometry default_geometry6 =
+	TWHEEL_GEOMETRY6(DEFAULT_SLOTS6);
+static const struct twheel_geometry default_geometry7 =
+	TWHEEL_GEOMETRY7(DEFAULT_LEVELS7, DEFAULT_SLOTS7, DEFAULT_SLOTS7,
+			 DEFAULT_SLOTS7);
+
+/* Module parameters; see the README's table. */
+static unsigned long tick_ns = TWHEEL_DEFAULT_TICK_NS;
+module_param(tick_ns, ulong, 0444);
+MODULE_PARM_DESC(tick_ns, "tick length in ns, "
+		 __stringify(TWHEEL_MIN_TICK_NS) " to "
+		 __stringify(TWHEEL_MAX_TICK_NS) " (default "
+		 __stringify(TWHEEL_DEFAULT_TICK_NS) ")");
+
+static unsigned int scheme = TWHEEL_SCHEME7;
+module_param(scheme, uint, 0444);
+MODULE_PARM_DESC(scheme, "6: hashed wheel; 7: hierarchical wheels (default)");
+
+static unsigned int geometry[TWHEEL_MAX_LEVELS];
+static unsigned int geometry_levels;
+module_param_array(geometry, uint, &geometry_levels, 0444);
+MODULE_PARM_DESC(geometry, "slots per level, finest first (default "
+		 __stringify(DEFAULT_SLOTS6) " for scheme 6, "
+		 __stringify(DEFAULT_LEVELS7) " levels of "
+		 __stringify(DEFAULT_SLOTS7) " for scheme 7)");
+
+/*
+ * Check every parameter before anything reads one, saying what is allowed,
+ * and build the geometry into @geo.
+ */
+static int __init twheel_params_check(struct twheel_geometry *geo)
+{
+	unsigned int n;
+
+	if (tick_ns < TWHEEL_MIN_TICK_NS || tick_ns > TWHEEL_MAX_TICK_NS) {
+		pr_err("twheel: tick_ns=%lu is outside "
+		       __stringify(TWHEEL_MIN_TICK_NS) ".."
+		       __stringify(TWHEEL_MAX_TICK_NS) "\n", tick_ns);
+		return -EINVAL;
+	}
+	if (scheme != TWHEEL_SCHEME6 && scheme != TWHEEL_SCHEME7) {
+		pr_err("twheel: scheme=%u is not valid: 6 (hashed wheel) or 7 (hierarchical wheels)\n",
+		       scheme);
+		return -EINVAL;
+	}
+	if (!geometry_levels) {
+		*geo = scheme == TWHEEL_SCHEME6 ? default_geometry6 :
+						   default_geometry7;
+		return 0;
+	}
+	geo->scheme = scheme;
+	geo->levels = geometry_levels;
+	for (n = 0; n < geometry_levels; n++)
+		geo->slots[n] = geometry[n];
+	if (twheel_geometry_check(geo)) {
+		pr_err("twheel: scheme=%u with geometry of %u levels is not valid: scheme 6 takes one power-of-two level, scheme 7 takes 2 to %u levels of %u to %u slots spanning at most %llu ticks\n",
+		       scheme, geometry_levels, TWHEEL_MAX_LEVELS,
+		       TWHEEL_MIN_SLOTS, TWHEEL_MAX_SLOTS, TWHEEL_MAX_SPAN);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int __init twheel_module_init(void)
+{
+	struct twheel_geometry geo;
+	int ret;
+
+	ret = twheel_params_check(&geo);
+	if (ret)
+		return ret;
+	ret = twheel_engine_init(&geo, tick_ns, twheel_timeout_release);
+	if (ret)
+		return ret;
+	ret = twheel_timeout_init();
+	if (ret)
+		goto err_engine;
+	ret = twheel_engine_start();
+	if (ret)
+		goto err_timeout;
+	twheel_debugfs_init();
+	pr_info("twheel: scheme %u, %u levels, tick %lu ns\n", geo.scheme,
+		geo.levels, tick_ns);
+	return 0;
+
+err_timeout:
+	twheel_timeout_exit();
+err_engine:
+	twheel_engine_exit();
+	return ret;
+}
+module_init(twheel_module_init);
+
+static void __exit twheel_module_exit(void)
+{
+	twheel_debugfs_exit();
+	/* No callout runs after this, so each layer may free what it owns. */
+	twheel_engine_stop();
+	twheel_timeout_exit();
+	twheel_engine_exit();
+}
+module_exit(twheel_module_exit);
+
+MODULE_DESCRIPTION("Callouts on hashed and hierarchical timing wheels");
+MODULE_LICENSE("GPL");
