@@ -3,6 +3,10 @@
 # make                build twheel.ko against KDIR
 # make check          build the test kernels and run every test in QEMU
 #                     (KVERS="6.12" for one kernel only)
+# make install        install twheel.ko for KDIR's kernel, and what clients
+#                     build against (as root; DESTDIR or INSTALL_MOD_PATH
+#                     stages it under another root)
+# make uninstall      take all of that away again
 # make demo           the main job: twheel and a workload in QEMU, with stats
 # make bench          the paper's Fig. 9 and memory, into bench/results/
 # make clean
@@ -11,11 +15,37 @@
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 		    $(wildcard /usr/src/linux-headers-*-amd64))
 
+# "make install" puts twheel.ko in lib/modules/KVER/updates/twheel/ and the
+# client kit in usr/src/twheel/KVER/ (scripts/kit.sh), under this root.  It
+# does not sign the module: on a machine with Secure Boot, use DKMS, which
+# signs with its own key (README.md).
+INSTALL_MOD_PATH ?= $(DESTDIR)
+KVER = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+		$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+MODDIR = lib/modules/$(KVER)/updates/twheel
+
 all: modules
 
 modules clean:
 	@test -n "$(KDIR)" || { echo "KDIR not set and no kernel build directory found: apt-get install linux-headers-amd64, or make KDIR=..." >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) $@
+
+# depmod runs for the live system only; a staged root is the packager's.
+install: modules
+	@test -n "$(KVER)" || { echo "no kernel release in $(KDIR)" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) \
+		INSTALL_MOD_DIR=updates/twheel DEPMOD=true \
+		CONFIG_MODULE_SIG_ALL= modules_install
+	scripts/kit.sh install $(KVER) $(INSTALL_MOD_PATH)
+	$(if $(INSTALL_MOD_PATH),,depmod -a $(KVER))
+
+uninstall:
+	@test -n "$(KVER)" || { echo "no kernel release in $(KDIR)" >&2; exit 1; }
+	rm -rf $(INSTALL_MOD_PATH)/$(MODDIR)
+	cd $(or $(INSTALL_MOD_PATH),/) && \
+		rmdir -p --ignore-fail-on-non-empty $(dir $(MODDIR)) 2>/dev/null || true
+	scripts/kit.sh remove $(KVER) $(INSTALL_MOD_PATH)
+	$(if $(INSTALL_MOD_PATH),,depmod -a $(KVER))
 
 check:
 	scripts/check.sh
@@ -26,4 +56,4 @@ demo:
 bench:
 	scripts/bench.sh
 
-.PHONY: all modules clean check demo bench
+.PHONY: all modules clean install uninstall check demo bench

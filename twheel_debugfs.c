@@ -3,7 +3,7 @@
  * The module's files under /sys/kernel/debug/twheel/:
  *
  *   stats     counters per CPU and in total; write 0 to reset them
- *   config    scheme, geometry, tick length and range
+ *   config    version, scheme, geometry, tick length and range
  *   latency   histograms of callout lateness and of per-interrupt cost
  *   wheel     occupancy of each level of each CPU's wheel
  *   callouts  the pending callouts, at most TWHEEL_LIST_MAX of them
@@ -184,6 +184,7 @@ static int config_show(struct seq_file *m, void *v)
 	u64 tick = twheel_tick_ns(), span = twheel_span(geo);
 	unsigned int n;
 
+	seq_puts(m, "version: " TWHEEL_VERSION "\n");
 	seq_printf(m, "scheme: %d\n", geo->scheme);
 	seq_puts(m, "geometry:");
 	for (n = 0; n < geo->levels; n++)

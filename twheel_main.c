@@ -105,8 +105,8 @@ static int __init twheel_module_init(void)
 	if (ret)
 		goto err_timeout;
 	twheel_debugfs_init();
-	pr_info("twheel: scheme %u, %u levels, tick %lu ns\n", geo.scheme,
-		geo.levels, tick_ns);
+	pr_info("twheel " TWHEEL_VERSION ": scheme %u, %u levels, tick %lu ns\n",
+		geo.scheme, geo.levels, tick_ns);
 	return 0;
 
 err_timeout:
@@ -128,4 +128,6 @@ static void __exit twheel_module_exit(void)
 module_exit(twheel_module_exit);
 
 MODULE_DESCRIPTION("Callouts on hashed and hierarchical timing wheels");
+MODULE_AUTHOR("The twheel developers");
+MODULE_VERSION(TWHEEL_VERSION);
 MODULE_LICENSE("GPL");

@@ -208,7 +208,7 @@ static void stats_write_zero_resets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, unsetcallout_sync(c), 1);
 }
 
-/* config names the tick length the API reports. */
+/* config names the tick length the API reports, and twheel's version. */
 static void config_matches_api(struct kunit *test)
 {
 	char *buf = read_file(test, DIR "config");
@@ -216,6 +216,9 @@ static void config_matches_api(struct kunit *test)
 
 	snprintf(want, sizeof(want), "tick_ns: %llu\n", twheel_tick_ns());
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, want), "%s", buf);
+	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(buf, "version: "
+						   TWHEEL_VERSION "\n"),
+			      "%s", buf);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "scheme: "));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "geometry: "));
 }

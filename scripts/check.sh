@@ -5,7 +5,8 @@
 #
 # Installs what is missing, runs the kernel's style checks (style.sh),
 # builds twheel against the stock Debian headers (W=1, warning-free),
-# proves the harness and the style checks can fail (selftest.sh), builds
+# installs it with make install and with DKMS (install-check.sh), proves
+# the harness and the style checks can fail (selftest.sh), builds
 # each test kernel in KVERS (default: all supported) and runs the KUnit
 # suites on it in QEMU, once with twheel's default scheme and once with
 # the other.  Ends with "N passed, N failed" over all kernels,
@@ -34,6 +35,9 @@ for kdir in /usr/src/linux-headers-*-amd64; do
 		>/dev/null
 	note "built against $(basename "$kdir"): no warnings"
 done
+
+# Installed as a real machine installs it: make install, DKMS, modprobe.
+"$here/install-check.sh" || status=1
 
 if [ -z "${SKIP_SELFTEST:-}" ]; then
 	"$here/selftest.sh" "${kvers##* }" || status=1
