@@ -3,9 +3,13 @@
  * client_test.c - twheel's documented contract, checked by a client.
  *
  * Suite twheel_client is written from README.md ("API") and include/twheel.h
- * alone, as any module that uses twheel would be: it includes only
- * <twheel.h> from twheel, links against twheel's Module.symvers and calls
- * nothing but the exported API.  Each case checks promises of one call:
+ * alone, as any module that uses twheel would be: it links against twheel's
+ * Module.symvers and calls nothing but the exported API.  Of twheel's
+ * headers it includes <twheel.h>, and <twheel_compat.h> for its KUnit shims
+ * only (KUNIT_ARRAY_PARAM_DESC() and slow cases on 6.1): test scaffolding,
+ * not twheel API.  It holds every check of the documented contract; what
+ * needs twheel's internals is in kunit/callout_test.c.  Each case checks
+ * promises of one call:
  *
  *   return values      0/1 for "was it pending", -EINVAL and -EDEADLK with
  *                      nothing changed
@@ -20,26 +24,35 @@
  *                      atomic context or its own function is -EDEADLK
  *   timeout()          as setcallout(), and untimeout() cancels the most
  *                      recently armed of several equal (func, arg)
+ *   in numbers         10,000 random callouts each run once, 100,000
+ *                      distinct untimeout() pairs
+ *   on two CPUs        set and unset of one handle from both at once,
+ *                      unsetcallout_sync() against a running function,
+ *                      untimeout() against expiry, a CPU taken offline
  *
  * The guest is a software-emulated QEMU, so lateness is bounded only by
  * LATE_NS; earliness is never allowed.  Waiters busy-poll ktime_get(), since
  * a sleeping waiter can be woken late.  The case thread is pinned to one CPU
  * (.init), so that it knows where it arms; arming on the other CPU goes
- * through smp_call_function_single().  What a case arms it cancels before
- * it ends, and .exit cancels whatever an aborted case left behind.
+ * through smp_call_function_single() or a kthread bound there.  What a case
+ * arms it cancels before it ends, and .exit cancels whatever an aborted case
+ * left behind, brings back a CPU it took offline, and frees.
  */
 
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/bottom_half.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/hrtimer.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
+#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
+#include <linux/prandom.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -48,6 +61,7 @@
 #include <linux/string.h>
 
 #include <twheel.h>
+#include <twheel_compat.h>	/* KUnit shims only */
 
 #define LATE_NS		(20ULL * NSEC_PER_SEC)	/* latest a callout may run */
 #define HOLD_NS		(300ULL * NSEC_PER_MSEC) /* a held function's run */
@@ -55,7 +69,13 @@
 #define FAR_NS		(10ULL * NSEC_PER_SEC)	/* never reached in a case */
 #define NPROBES		16
 #define NRUNS		6	/* runs a probe keeps the times of */
+#define NPERIODIC	20	/* runs of a re-arming callout, checked */
 #define NMANY		128
+#define NRANDOM		10000	/* callouts of random intervals */
+#define NPAIRS		100000	/* distinct (func, arg) for untimeout() */
+#define NRACES		3000	/* untimeout()s racing expiry */
+#define NSYNCS		1000	/* unsetcallout_sync()s racing a run */
+#define NOFFLINE	200	/* callouts on a CPU taken offline */
 
 /* Which function ran: probe_fn(), alt_fn() or one of the own functions. */
 enum probe_fn_id { RAN_NONE, RAN_PROBE, RAN_ALT, RAN_OWN };
@@ -117,6 +137,12 @@ static void alt_fn(void *arg)
 {
 	record(arg, RAN_ALT);
 	done(arg);
+}
+
+/* For timeouts too many to give each a probe: @arg is an atomic_t. */
+static void count_fn(void *arg)
+{
+	atomic_inc(arg);
 }
 
 /* Arm @c to run @fn(@p), noting in @p where and when. */
@@ -284,11 +310,11 @@ struct periodic {
 	ktime_t armed;
 	atomic_t in_fn;
 	atomic_t runs;
-	ktime_t at[NRUNS];
-	int cpu[NRUNS];
-	bool pending[NRUNS];	/* callout_pending() as the run began */
-	int ret[NRUNS];		/* setcallout() re-arming */
-	bool rearmed[NRUNS];	/* callout_pending() after it */
+	ktime_t at[NPERIODIC];
+	int cpu[NPERIODIC];
+	bool pending[NPERIODIC]; /* callout_pending() as the run began */
+	int ret[NPERIODIC];	/* setcallout() re-arming */
+	bool rearmed[NPERIODIC]; /* callout_pending() after it */
 };
 
 static void periodic_fn(void *arg)
@@ -299,7 +325,7 @@ static void periodic_fn(void *arg)
 	int ret;
 
 	atomic_set_release(&pr->in_fn, 1);
-	if (i < NRUNS) {
+	if (i < NPERIODIC) {
 		pr->at[i] = ktime_get();
 		pr->cpu[i] = raw_smp_processor_id();
 		pr->pending[i] = callout_pending(&pr->c);
@@ -307,7 +333,7 @@ static void periodic_fn(void *arg)
 	again = pr->limit ? i + 1 < pr->limit : !READ_ONCE(pr->stop);
 	if (again) {
 		ret = setcallout(&pr->c, periodic_fn, pr, pr->period);
-		if (i < NRUNS) {
+		if (i < NPERIODIC) {
 			pr->ret[i] = ret;
 			pr->rearmed[i] = callout_pending(&pr->c);
 		}
@@ -372,16 +398,79 @@ static enum hrtimer_restart hardirq_call_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * One handle set and unset from both CPUs at once, by the case thread and
+ * a kthread, each playing until the callout has run TUG_RUNS times.
+ */
+#define TUG_RUNS	20
+
+struct tug {
+	struct callout c;
+	atomic_t fired;
+	atomic_t set_idle;	/* setcallout() calls that returned 0 */
+	atomic_t unset_hit;	/* unsetcallout() calls that returned 1 */
+	atomic_t ready;
+	unsigned int rounds;	/* at least this many each ... */
+	ktime_t until;		/* ... and until then, so that ticks pass, */
+	ktime_t deadline;	/* and until TUG_RUNS ran, but not past this */
+	u32 seed;
+	bool started;		/* the kthread was created */
+	atomic_t done;		/* the kthread has finished */
+};
+
+/*
+ * A callout that re-arms itself for the next tick, every run.  When the
+ * case raises @hold, a run, once started, waits for the case's @go and
+ * then runs on for a while, so that the case knows it calls
+ * unsetcallout_sync() mid-run.
+ */
+struct slow {
+	struct callout c;
+	atomic_t running;
+	atomic_t runs;
+	atomic_t hold;
+	atomic_t go;
+};
+
 struct client {
 	int cpu_a;		/* the CPU the case thread is pinned to */
 	int cpu_b;		/* another online CPU, or -1 */
 	struct probe probe[NPROBES];
-	struct probe *many;
+	struct probe *many;	/* kvcalloc()ed, see alloc_many() */
 	int nmany;
+	atomic_t *counts;	/* kvcalloc()ed count_fn() args */
+	int ncounts;
 	struct hold hold;
 	struct periodic per;
 	struct hardirq_call hc;
+	struct tug tug;
+	struct slow slow;
 };
+
+/* @n initialised probes, which .exit cancels and frees. */
+static struct probe *alloc_many(struct kunit *test, int n)
+{
+	struct client *ctx = test->priv;
+	int i;
+
+	ctx->many = kvcalloc(n, sizeof(*ctx->many), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->many);
+	for (i = 0; i < n; i++)
+		callout_init(&ctx->many[i].c);
+	ctx->nmany = n;
+	return ctx->many;
+}
+
+/* @n counters for count_fn(), whose timeouts .exit cancels before freeing. */
+static atomic_t *alloc_counts(struct kunit *test, int n)
+{
+	struct client *ctx = test->priv;
+
+	ctx->counts = kvcalloc(n, sizeof(*ctx->counts), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->counts);
+	ctx->ncounts = n;
+	return ctx->counts;
+}
 
 static void run_hardirq(struct kunit *test, void (*fn)(void *), void *data)
 {
@@ -486,12 +575,7 @@ static const struct ns_case ns_cases[] = {
 	{ .max = true, .desc = "U64_MAX ns" },
 };
 
-static void ns_case_desc(const struct ns_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(ns, ns_cases, ns_case_desc);
+KUNIT_ARRAY_PARAM_DESC(ns, ns_cases, desc);
 
 /* twheel_ns_to_ticks(): whole ticks, rounded up. */
 static void twheel_ns_to_ticks_rounds_up(struct kunit *test)
@@ -523,6 +607,7 @@ static const struct ticks_case ticks_cases[] = {
 	{ 1, "1 tick" },
 	{ 2, "2 ticks" },
 	{ 3, "3 ticks" },
+	{ 7, "7 ticks" },
 	{ 10, "10 ticks" },
 	{ 63, "63 ticks" },
 	{ 64, "64 ticks" },
@@ -530,6 +615,7 @@ static const struct ticks_case ticks_cases[] = {
 	{ 127, "127 ticks" },
 	{ 128, "128 ticks" },
 	{ 129, "129 ticks" },
+	{ 300, "300 ticks" },
 };
 
 /* Around the third level's edge: seconds each, at the default tick. */
@@ -539,17 +625,13 @@ static const struct ticks_case slow_ticks_cases[] = {
 	{ 4097, "4097 ticks" },
 };
 
-static void ticks_case_desc(const struct ticks_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(ticks, ticks_cases, ticks_case_desc);
-KUNIT_ARRAY_PARAM(slow_ticks, slow_ticks_cases, ticks_case_desc);
+KUNIT_ARRAY_PARAM_DESC(ticks, ticks_cases, desc);
+KUNIT_ARRAY_PARAM_DESC(slow_ticks, slow_ticks_cases, desc);
 
 /*
- * setcallout(): armed for n ticks, func(arg) runs once, strictly more than
- * n ticks after the call, in softirq context on the arming CPU.
+ * setcallout(): armed for n ticks, func(arg) runs once (and not again),
+ * strictly more than n ticks after the call, in softirq context on the
+ * arming CPU.
  */
 static void setcallout_runs_after_ticks(struct kunit *test)
 {
@@ -559,6 +641,7 @@ static void setcallout_runs_after_ticks(struct kunit *test)
 	/* idle -> pending */
 	KUNIT_ASSERT_EQ(test, arm(&p->c, probe_fn, p, tc->ticks), 0);
 	check_ran(test, p, 1, "setcallout()");
+	check_quiet(test, p, 1, 0, "setcallout()");
 	KUNIT_EXPECT_EQ(test, p->fn, RAN_PROBE);
 	KUNIT_EXPECT_FALSE_MSG(test, p->pending,
 			       "callout_pending() true in its own function");
@@ -646,12 +729,7 @@ static const struct rearm_case rearm_cases[] = {
 	{ .first = 5, .second = 70, .desc = "5, then 70 ticks" },
 };
 
-static void rearm_case_desc(const struct rearm_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(rearm, rearm_cases, rearm_case_desc);
+KUNIT_ARRAY_PARAM_DESC(rearm, rearm_cases, desc);
 
 /* setcallout() of a pending handle: it runs once, timed by the new call. */
 static void setcallout_rearm_pending_moves_expiry(struct kunit *test)
@@ -687,12 +765,7 @@ static const struct bad_set bad_sets[] = {
 	{ .ticks = ULONG_MAX, .desc = "ULONG_MAX ticks" },
 };
 
-static void bad_set_desc(const struct bad_set *b, char *desc)
-{
-	strscpy(desc, b->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(bad_set, bad_sets, bad_set_desc);
+KUNIT_ARRAY_PARAM_DESC(bad_set, bad_sets, desc);
 
 /*
  * setcallout() with invalid arguments: -EINVAL, nothing changed.  A pending
@@ -772,12 +845,7 @@ static const struct far_case far_cases[] = {
 	{ CALLOUT_MAX_TICKS, "CALLOUT_MAX_TICKS" },
 };
 
-static void far_case_desc(const struct far_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(far, far_cases, far_case_desc);
+KUNIT_ARRAY_PARAM_DESC(far, far_cases, desc);
 
 /*
  * setcallout() up to CALLOUT_MAX_TICKS is accepted; the callout stays
@@ -903,11 +971,12 @@ static void setcallout_in_hardirq_context(struct kunit *test)
 static const struct ticks_case period_cases[] = {
 	{ 0, "period 0 ticks" },
 	{ 1, "period 1 tick" },
+	{ 2, "period 2 ticks" },
 	{ 5, "period 5 ticks" },
 	{ 64, "period 64 ticks" },
 };
 
-KUNIT_ARRAY_PARAM(period, period_cases, ticks_case_desc);
+KUNIT_ARRAY_PARAM_DESC(period, period_cases, desc);
 
 /*
  * setcallout() from the callout's own function re-arms it (returning 0: a
@@ -924,17 +993,18 @@ static void setcallout_rearm_in_own_function(struct kunit *test)
 	int i;
 
 	pr->period = tc->ticks;
-	pr->limit = NRUNS;
+	pr->limit = NPERIODIC;
 	pr->armed = ktime_get();
 	KUNIT_ASSERT_EQ(test, setcallout(&pr->c, periodic_fn, pr, pr->period), 0);
-	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&pr->runs, NRUNS, LATE_NS),
-			      "ran %d of %d times", atomic_read(&pr->runs), NRUNS);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&pr->runs, NPERIODIC, LATE_NS),
+			      "ran %d of %d times", atomic_read(&pr->runs),
+			      NPERIODIC);
 	spin_ns(quiet_ns(tc->ticks));
-	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&pr->runs), NRUNS,
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&pr->runs), NPERIODIC,
 			    "ran on after it stopped re-arming itself");
 	KUNIT_EXPECT_FALSE(test, callout_pending(&pr->c));
 
-	for (i = 0; i < NRUNS; i++) {
+	for (i = 0; i < NPERIODIC; i++) {
 		gap = ktime_to_ns(ktime_sub(pr->at[i],
 					    i ? pr->at[i - 1] : pr->armed));
 		KUNIT_EXPECT_GT_MSG(test, gap, period_ns,
@@ -943,7 +1013,7 @@ static void setcallout_rearm_in_own_function(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, pr->cpu[i], ctx->cpu_a, "run %d", i);
 		KUNIT_EXPECT_FALSE_MSG(test, pr->pending[i],
 				       "run %d: callout_pending() in its own function", i);
-		if (i + 1 == NRUNS)
+		if (i + 1 == NPERIODIC)
 			break;
 		KUNIT_EXPECT_EQ_MSG(test, pr->ret[i], 0,
 				    "run %d: setcallout() in its own function", i);
@@ -1043,12 +1113,8 @@ static void setcallout_many_handles_run_once(struct kunit *test)
 	int r0, r1;
 
 	cancelled = kunit_kcalloc(test, NMANY, sizeof(*cancelled), GFP_KERNEL);
-	ctx->many = kunit_kcalloc(test, NMANY, sizeof(*ctx->many), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cancelled);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->many);
-	for (i = 0; i < NMANY; i++)
-		callout_init(&ctx->many[i].c);
-	ctx->nmany = NMANY;
+	alloc_many(test, NMANY);
 
 	for (half = 0; half < 2; half++) {
 		KUNIT_ASSERT_EQ(test, pin(half && ctx->cpu_b >= 0 ?
@@ -1104,6 +1170,184 @@ static void setcallout_many_handles_run_once(struct kunit *test)
 	}
 }
 
+/* 10,000 callouts of seeded random intervals: each runs once, none early. */
+static void setcallout_random_intervals_run_once(struct kunit *test)
+{
+	struct probe *p = alloc_many(test, NRANDOM);
+	struct rnd_state rnd;
+	ktime_t end;
+	int i, ran;
+
+	prandom_seed_state(&rnd, 20261121);
+	for (i = 0; i < NRANDOM; i++)
+		KUNIT_ASSERT_EQ(test, arm(&p[i].c, probe_fn, &p[i],
+					  prandom_u32_state(&rnd) % 300), 0);
+	end = ktime_add_ns(ktime_get(), LATE_NS);
+	do {
+		for (ran = 0, i = 0; i < NRANDOM; i++)
+			ran += atomic_read_acquire(&p[i].runs) != 0;
+	} while (ran < NRANDOM && ktime_before(ktime_get(), end));
+	spin_ns(quiet_ns(0));	/* for a second run, were there one */
+
+	for (i = 0; i < NRANDOM; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read_acquire(&p[i].runs), 1,
+				    "callout %d of %lu ticks", i, p[i].ticks);
+		if (atomic_read(&p[i].runs))
+			check_record(test, &p[i], "a random interval");
+	}
+}
+
+static void tug_fn(void *arg)
+{
+	struct tug *t = arg;
+
+	atomic_inc(&t->fired);
+}
+
+static void tug_play(struct tug *t, u32 seed)
+{
+	struct rnd_state rnd;
+	unsigned int i;
+
+	prandom_seed_state(&rnd, seed);
+	atomic_inc(&t->ready);
+	while (atomic_read(&t->ready) < 2 &&
+	       ktime_before(ktime_get(), READ_ONCE(t->deadline)))
+		cpu_relax();
+	for (i = 0; ; i++) {
+		ktime_t now = ktime_get();
+		u32 r = prandom_u32_state(&rnd);
+		u32 pause = prandom_u32_state(&rnd);
+
+		if (!ktime_before(now, READ_ONCE(t->deadline)) ||
+		    (i >= t->rounds && !ktime_before(now, t->until) &&
+		     atomic_read(&t->fired) >= TUG_RUNS))
+			break;
+		if (r & 1) {
+			if (setcallout(&t->c, tug_fn, t, (r >> 1) % 3) == 0)
+				atomic_inc(&t->set_idle);
+		} else if (unsetcallout(&t->c) == 1) {
+			atomic_inc(&t->unset_hit);
+		}
+		/*
+		 * Mostly short pauses, so that the two CPUs collide; now and
+		 * then one of a few ticks, so that when both pause at once
+		 * the callout runs, racing the next set or unset.
+		 */
+		if (!(pause % 1024))
+			spin_ns((pause >> 10) % ticks_ns(4));
+		else if (!(pause & 3))
+			spin_ns((pause >> 2) % (50 * NSEC_PER_USEC));
+	}
+}
+
+static int tug_thread(void *arg)
+{
+	struct tug *t = arg;
+
+	tug_play(t, t->seed + 1);
+	atomic_set_release(&t->done, 1);
+	return 0;
+}
+
+/*
+ * setcallout() and unsetcallout() of one handle from both CPUs at once:
+ * every arming of an idle handle ends in exactly one of a run or an
+ * unsetcallout() that returned 1.  Nothing is lost and nothing runs twice.
+ * The tug goes on until the callout has run TUG_RUNS times, so that runs
+ * racing the other CPU's calls are always part of it.
+ */
+static void setcallout_unsetcallout_race(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct tug *t = &ctx->tug;
+	struct task_struct *k;
+
+	need_two_cpus(test);
+	t->rounds = 20000;
+	t->until = ktime_add_ns(ktime_get(), ticks_ns(200));
+	t->deadline = ktime_add_ns(t->until, LATE_NS);
+	t->seed = 7;
+	k = kthread_run_on_cpu(tug_thread, t, ctx->cpu_b, "twheel_tug/%u");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
+	t->started = true;
+	tug_play(t, t->seed);
+	KUNIT_ASSERT_TRUE(test, wait_count(&t->done, 1, LATE_NS));
+	if (unsetcallout_sync(&t->c) == 1)
+		atomic_inc(&t->unset_hit);
+	spin_ns(ticks_ns(3));
+
+	kunit_info(test, "%d armed, %d ran, %d cancelled\n",
+		   atomic_read(&t->set_idle), atomic_read(&t->fired),
+		   atomic_read(&t->unset_hit));
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->set_idle),
+			atomic_read(&t->fired) + atomic_read(&t->unset_hit));
+	KUNIT_EXPECT_GE(test, atomic_read(&t->fired), TUG_RUNS);
+	KUNIT_EXPECT_GT(test, atomic_read(&t->unset_hit), 0);
+}
+
+/*
+ * Callouts pending on a CPU that goes offline move to an online CPU and
+ * still run once, not early.
+ */
+static void setcallout_offline_cpu_moves_pending(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct remote_arm r;
+	struct probe *p;
+	bool *stayed;
+	int i, ret, ran, moved = 0;
+	ktime_t end;
+	s64 after;
+
+	need_two_cpus(test);
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU))
+		kunit_skip(test, "needs CONFIG_HOTPLUG_CPU");
+	p = alloc_many(test, NOFFLINE);
+	stayed = kunit_kcalloc(test, NOFFLINE, sizeof(*stayed), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, stayed);
+	for (i = 0; i < NOFFLINE; i++) {
+		r = (struct remote_arm){ .c = &p[i].c, .fn = probe_fn,
+					 .arg = &p[i], .p = &p[i],
+					 .ticks = twheel_ns_to_ticks(NSEC_PER_SEC) +
+						  10 * i };
+		KUNIT_ASSERT_EQ(test, arm_on(ctx->cpu_b, &r), 0);
+		KUNIT_ASSERT_EQ(test, r.ret, 0);
+		KUNIT_ASSERT_EQ(test, p[i].arm_cpu, ctx->cpu_b);
+	}
+	ret = remove_cpu(ctx->cpu_b);
+	/* Those still pending now were on the CPU when it went. */
+	for (i = 0; i < NOFFLINE; i++)
+		stayed[i] = callout_pending(&p[i].c);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "remove_cpu(%d)", ctx->cpu_b);
+
+	end = ktime_add_ns(ktime_get(), LATE_NS);
+	do {
+		for (ran = 0, i = 0; i < NOFFLINE; i++)
+			ran += atomic_read_acquire(&p[i].runs) != 0;
+	} while (ran < NOFFLINE && ktime_before(ktime_get(), end));
+	KUNIT_EXPECT_EQ(test, add_cpu(ctx->cpu_b), 0);
+	spin_ns(ticks_ns(3));
+
+	for (i = 0; i < NOFFLINE; i++) {
+		after = ktime_to_ns(ktime_sub(p[i].at, p[i].armed));
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read_acquire(&p[i].runs), 1,
+				    "callout %d", i);
+		KUNIT_EXPECT_GT_MSG(test, after, (s64)ticks_ns(p[i].ticks),
+				    "callout %d", i);
+		if (stayed[i]) {
+			KUNIT_EXPECT_NE_MSG(test, p[i].cpu, ctx->cpu_b,
+					    "callout %d", i);
+			moved++;
+		}
+	}
+	kunit_info(test, "%d of %d were pending when CPU %d went offline\n",
+		   moved, NOFFLINE, ctx->cpu_b);
+	if (!moved)
+		kunit_mark_skipped(test, "CPU %d took too long to go offline",
+				   ctx->cpu_b);
+}
+
 /* unsetcallout() returns 1 for a pending handle, which then never runs. */
 static void unsetcallout_returns_whether_pending(struct kunit *test)
 {
@@ -1131,6 +1375,27 @@ static void unsetcallout_returns_whether_pending(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, arm(&p->c, probe_fn, p, 1), 0);
 	check_ran(test, p, 1, "armed again after unsetcallout()");
 	KUNIT_EXPECT_EQ(test, unsetcallout(&p->c), 0);
+}
+
+/*
+ * unsetcallout() and unsetcallout_sync() of a NULL or never-initialised
+ * (zero-filled) handle: -EINVAL, and the handle's bytes left untouched.
+ */
+static void unsetcallout_rejects_invalid_handle(struct kunit *test)
+{
+	struct callout *c, *copy;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	copy = kunit_kzalloc(test, sizeof(*copy), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, copy);
+
+	KUNIT_EXPECT_EQ(test, unsetcallout(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, unsetcallout(c), -EINVAL);
+	KUNIT_EXPECT_EQ(test, unsetcallout_sync(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, unsetcallout_sync(c), -EINVAL);
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(c, copy, sizeof(*c)), 0,
+			    "the rejected handle was written to");
 }
 
 /*
@@ -1318,6 +1583,69 @@ static void unsetcallout_sync_stops_self_rearming(struct kunit *test)
 	}
 }
 
+static void slow_fn(void *arg)
+{
+	struct slow *s = arg;
+
+	atomic_set(&s->running, 1);
+	if (atomic_read(&s->hold)) {
+		ktime_t end = ktime_add_ns(ktime_get(), LATE_NS);
+
+		while (!atomic_read(&s->go) && ktime_before(ktime_get(), end))
+			cpu_relax();
+		spin_ns(NSEC_PER_MSEC);
+	} else {
+		spin_ns(200 * NSEC_PER_USEC);
+	}
+	atomic_set(&s->running, 0);
+	atomic_inc(&s->runs);
+	setcallout(&s->c, slow_fn, s, 0);
+}
+
+/*
+ * unsetcallout_sync() racing a function that re-arms itself on the other
+ * CPU, 1000 times: it returns only once the function has finished, and
+ * leaves the callout neither pending nor running.  Odd rounds call it at a
+ * random moment, even rounds while the function is known to be running.
+ */
+static void unsetcallout_sync_races_running_function(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct slow *s = &ctx->slow;
+	unsigned int i, overlaps = 0, runs;
+	struct remote_arm r;
+	struct rnd_state rnd;
+
+	need_two_cpus(test);
+	prandom_seed_state(&rnd, 11);
+	for (i = 0; i < NSYNCS; i++) {
+		bool held = !(i & 1);
+
+		atomic_set(&s->hold, held);
+		atomic_set(&s->go, 0);
+		r = (struct remote_arm){ .c = &s->c, .fn = slow_fn, .arg = s };
+		KUNIT_ASSERT_EQ(test, arm_on(ctx->cpu_b, &r), 0);
+		if (held)
+			KUNIT_ASSERT_TRUE(test, wait_count(&s->running, 1,
+							   LATE_NS));
+		else
+			spin_ns(prandom_u32_state(&rnd) % ticks_ns(3));
+		atomic_set(&s->go, 1);
+		overlaps += atomic_read(&s->running);
+		KUNIT_ASSERT_GE(test, unsetcallout_sync(&s->c), 0);
+		KUNIT_ASSERT_EQ_MSG(test, atomic_read(&s->running), 0,
+				    "round %u", i);
+		KUNIT_ASSERT_FALSE_MSG(test, callout_pending(&s->c),
+				       "round %u", i);
+	}
+	runs = atomic_read(&s->runs);
+	spin_ns(ticks_ns(3));
+	KUNIT_EXPECT_EQ(test, (unsigned int)atomic_read(&s->runs), runs);
+	kunit_info(test, "%u runs, %u syncs began while it ran\n", runs,
+		   overlaps);
+	KUNIT_EXPECT_GT(test, overlaps, 0U);
+}
+
 struct try_sync {
 	struct callout *c[2];	/* a pending and an idle handle */
 	bool before[2];
@@ -1350,12 +1678,7 @@ static const struct atomic_case atomic_cases[] = {
 	{ AT_HARDIRQ, "hardirq (hard hrtimer)" },
 };
 
-static void atomic_case_desc(const struct atomic_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(atomic, atomic_cases, atomic_case_desc);
+KUNIT_ARRAY_PARAM_DESC(atomic, atomic_cases, desc);
 
 /*
  * unsetcallout_sync() from atomic context: -EDEADLK, nothing changed; a
@@ -1475,6 +1798,7 @@ static void timeout_runs_after_ticks(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, arm_timeout(probe_fn, p, tc->ticks), 0);
 	check_ran(test, p, 1, "timeout()");
+	check_quiet(test, p, 1, 0, "timeout()");
 	KUNIT_EXPECT_EQ(test, p->fn, RAN_PROBE);
 	KUNIT_EXPECT_EQ_MSG(test, untimeout(probe_fn, p), 0,
 			    "untimeout() found a timeout that ran");
@@ -1495,7 +1819,7 @@ static const struct bad_set bad_timeouts[] = {
 	{ .ticks = ULONG_MAX, .desc = "ULONG_MAX ticks" },
 };
 
-KUNIT_ARRAY_PARAM(bad_timeout, bad_timeouts, bad_set_desc);
+KUNIT_ARRAY_PARAM_DESC(bad_timeout, bad_timeouts, desc);
 
 /* timeout() with invalid arguments: -EINVAL, nothing armed. */
 static void timeout_rejects_invalid(struct kunit *test)
@@ -1625,7 +1949,7 @@ static void untimeout_cancels_most_recent_duplicate(struct kunit *test)
 	unsigned long t100 = twheel_ns_to_ticks(100 * NSEC_PER_MSEC);
 	unsigned long flags;
 	ktime_t armed;
-	int ret[4], i;
+	int ret[6], i;
 
 	/* Older long, newer 0 ticks: the long one is left, never early. */
 	local_irq_save(flags);
@@ -1659,18 +1983,95 @@ static void untimeout_cancels_most_recent_duplicate(struct kunit *test)
 			    "the 200 ms timeout was left, not the 0-tick one");
 	check_quiet(test, p, 1, 2 * t100, "the older of two, armed for 0 ticks");
 
-	/* Three duplicates: three cancels, then none. */
+	/*
+	 * Three duplicates and one with another arg: three cancels, then
+	 * none, though the other is pending; then the other, once.
+	 */
 	atomic_set(&p->runs, 0);
+	atomic_set(&mark->runs, 0);
 	local_irq_save(flags);
 	for (i = 0; i < 3; i++)
 		KUNIT_EXPECT_EQ(test, timeout(probe_fn, p, i), 0);
+	KUNIT_EXPECT_EQ(test, timeout(probe_fn, mark, 2), 0);
 	for (i = 0; i < 4; i++)
 		ret[i] = untimeout(probe_fn, p);
+	ret[4] = untimeout(probe_fn, mark);
+	ret[5] = untimeout(probe_fn, mark);
 	local_irq_restore(flags);
 	for (i = 0; i < 4; i++)
 		KUNIT_EXPECT_EQ_MSG(test, ret[i], i < 3 ? 1 : 0,
 				    "untimeout() number %d of three duplicates", i + 1);
+	KUNIT_EXPECT_EQ_MSG(test, ret[4], 1, "untimeout() of the other arg");
+	KUNIT_EXPECT_EQ_MSG(test, ret[5], 0, "untimeout() of it again");
 	check_quiet(test, p, 0, 2, "three cancelled duplicates");
+	KUNIT_EXPECT_EQ(test, atomic_read(&mark->runs), 0);
+}
+
+/* 100,000 distinct (func, arg) pairs: untimeout() finds each, once. */
+static void untimeout_many_pairs(struct kunit *test)
+{
+	/* Never reached, however long the 100,000 calls take. */
+	unsigned long ticks = twheel_ns_to_ticks(100 * FAR_NS);
+	atomic_t *arg = alloc_counts(test, NPAIRS);
+	int i, cancelled = 0;
+
+	for (i = 0; i < NPAIRS; i++)
+		KUNIT_ASSERT_EQ(test, timeout(count_fn, &arg[i], ticks), 0);
+	for (i = 0; i < NPAIRS; i++)
+		cancelled += untimeout(count_fn, &arg[i]);
+	KUNIT_EXPECT_EQ(test, cancelled, NPAIRS);
+	for (i = 0; i < NPAIRS; i++)
+		KUNIT_EXPECT_EQ_MSG(test, untimeout(count_fn, &arg[i]), 0,
+				    "pair %d, cancelled before", i);
+}
+
+/*
+ * untimeout() racing the expiry of a timeout() armed on the other CPU:
+ * each one either runs, once, or is cancelled, never both or neither.
+ */
+static void untimeout_races_expiry(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	unsigned int i, cancelled = 0, ran = 0, both = 0, neither = 0;
+	struct remote_arm r;
+	struct rnd_state rnd;
+	atomic_t *fired;
+	ktime_t end;
+	u8 *hit;
+	int f;
+
+	need_two_cpus(test);
+	fired = alloc_counts(test, NRACES);
+	hit = kunit_kzalloc(test, NRACES, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hit);
+	prandom_seed_state(&rnd, 13);
+	for (i = 0; i < NRACES; i++) {
+		r = (struct remote_arm){ .fn = count_fn, .arg = &fired[i],
+					 .ticks = prandom_u32_state(&rnd) % 2 };
+		KUNIT_ASSERT_EQ(test, arm_on(ctx->cpu_b, &r), 0);
+		spin_ns(prandom_u32_state(&rnd) % ticks_ns(3));
+		hit[i] = untimeout(count_fn, &fired[i]);
+		cancelled += hit[i];
+	}
+	end = ktime_add_ns(ktime_get(), LATE_NS);
+	do {
+		for (ran = 0, i = 0; i < NRACES; i++)
+			ran += atomic_read(&fired[i]);
+	} while (ran + cancelled < NRACES && ktime_before(ktime_get(), end));
+	spin_ns(ticks_ns(3));
+
+	for (i = 0; i < NRACES; i++) {
+		f = atomic_read(&fired[i]);
+		both += f && hit[i];
+		neither += !f && !hit[i];
+		KUNIT_EXPECT_LE_MSG(test, f, 1, "timeout %u", i);
+	}
+	kunit_info(test, "%u cancelled, %u ran\n", cancelled,
+		   NRACES - cancelled);
+	KUNIT_EXPECT_EQ(test, both, 0U);
+	KUNIT_EXPECT_EQ(test, neither, 0U);
+	KUNIT_EXPECT_GT(test, cancelled, 0U);
+	KUNIT_EXPECT_LT(test, cancelled, (unsigned int)NRACES);
 }
 
 static int client_init(struct kunit *test)
@@ -1685,6 +2086,8 @@ static int client_init(struct kunit *test)
 		callout_init(&ctx->probe[i].c);
 	callout_init(&ctx->hold.c);
 	callout_init(&ctx->per.c);
+	callout_init(&ctx->tug.c);
+	callout_init(&ctx->slow.c);
 	hrtimer_init(&ctx->hc.t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 	ctx->hc.t.function = hardirq_call_fn;
 	ctx->cpu_a = cpumask_first(cpu_online_mask);
@@ -1704,8 +2107,16 @@ static void client_exit(struct kunit *test)
 
 	if (!ctx)
 		return;
+	if (ctx->tug.started) {		/* stop the kthread's tug */
+		WRITE_ONCE(ctx->tug.deadline, 0);
+		wait_count(&ctx->tug.done, 1, LATE_NS);
+	}
+	if (ctx->cpu_b >= 0 && !cpu_online(ctx->cpu_b))
+		add_cpu(ctx->cpu_b);
 	hrtimer_cancel(&ctx->hc.t);
 	atomic_set_release(&ctx->hold.release, 1);
+	atomic_set(&ctx->slow.hold, 0);
+	atomic_set(&ctx->slow.go, 1);
 	ctx->hold.rearm_ticks = 0;
 	WRITE_ONCE(ctx->per.stop, true);
 	ctx->per.limit = 0;
@@ -1716,6 +2127,8 @@ static void client_exit(struct kunit *test)
 
 	unsetcallout_sync(&ctx->hold.c);
 	unsetcallout_sync(&ctx->per.c);
+	unsetcallout_sync(&ctx->tug.c);
+	unsetcallout_sync(&ctx->slow.c);
 	for (i = 0; i < NPROBES; i++) {
 		p = &ctx->probe[i];
 		unsetcallout_sync(&p->c);
@@ -1726,24 +2139,23 @@ static void client_exit(struct kunit *test)
 	}
 	for (i = 0; i < ctx->nmany; i++)
 		unsetcallout_sync(&ctx->many[i].c);
+	for (i = 0; i < ctx->ncounts; i++) {
+		do {
+			n = untimeout(count_fn, &ctx->counts[i]);
+		} while (n > 0);
+	}
 	/* A timeout() function already started has returned after this. */
 	synchronize_rcu();
+	kvfree(ctx->many);
+	kvfree(ctx->counts);
 }
-
-/* Cases that take seconds: marked slow where KUnit knows speeds (6.6 on). */
-#ifdef KUNIT_CASE_PARAM_ATTR
-#define CASE_PARAM_SLOW(name, gen)					\
-	KUNIT_CASE_PARAM_ATTR(name, gen, { .speed = KUNIT_SPEED_SLOW })
-#else
-#define CASE_PARAM_SLOW(name, gen) KUNIT_CASE_PARAM(name, gen)
-#endif
 
 static struct kunit_case client_cases[] = {
 	KUNIT_CASE(twheel_tick_ns_in_documented_range),
 	KUNIT_CASE_PARAM(twheel_ns_to_ticks_rounds_up, ns_gen_params),
 	KUNIT_CASE_PARAM(setcallout_runs_after_ticks, ticks_gen_params),
-	CASE_PARAM_SLOW(setcallout_runs_after_thousands_of_ticks,
-			slow_ticks_gen_params),
+	TWHEEL_CASE_PARAM_SLOW(setcallout_runs_after_thousands_of_ticks,
+			       slow_ticks_gen_params),
 	KUNIT_CASE(setcallout_zero_ticks_runs_on_next_tick),
 	KUNIT_CASE(setcallout_returns_whether_pending),
 	KUNIT_CASE_PARAM(setcallout_rearm_pending_moves_expiry, rearm_gen_params),
@@ -1756,25 +2168,32 @@ static struct kunit_case client_cases[] = {
 	KUNIT_CASE(setcallout_cancel_in_own_function),
 	KUNIT_CASE(setcallout_rearm_running_stays_on_cpu),
 	KUNIT_CASE(setcallout_many_handles_run_once),
+	KUNIT_CASE_SLOW(setcallout_random_intervals_run_once),
+	KUNIT_CASE_SLOW(setcallout_unsetcallout_race),
+	KUNIT_CASE(setcallout_offline_cpu_moves_pending),
 	KUNIT_CASE(unsetcallout_returns_whether_pending),
+	KUNIT_CASE(unsetcallout_rejects_invalid_handle),
 	KUNIT_CASE(unsetcallout_running_does_not_wait),
 	KUNIT_CASE(unsetcallout_sync_returns_whether_pending),
 	KUNIT_CASE(unsetcallout_sync_waits_for_running),
 	KUNIT_CASE(unsetcallout_sync_running_rearmed_returns_pending),
 	KUNIT_CASE(unsetcallout_sync_stops_self_rearming),
+	KUNIT_CASE_SLOW(unsetcallout_sync_races_running_function),
 	KUNIT_CASE_PARAM(unsetcallout_sync_atomic_context_returns_edeadlk,
 			 atomic_gen_params),
 	KUNIT_CASE(unsetcallout_sync_own_function_returns_edeadlk),
 	KUNIT_CASE(callout_pending_follows_state),
 	KUNIT_CASE_PARAM(timeout_runs_after_ticks, ticks_gen_params),
-	CASE_PARAM_SLOW(timeout_runs_after_thousands_of_ticks,
-			slow_ticks_gen_params),
+	TWHEEL_CASE_PARAM_SLOW(timeout_runs_after_thousands_of_ticks,
+			       slow_ticks_gen_params),
 	KUNIT_CASE_PARAM(timeout_rejects_invalid, bad_timeout_gen_params),
 	KUNIT_CASE_PARAM(timeout_far_ticks_stay_pending, far_gen_params),
 	KUNIT_CASE(timeout_rearm_in_own_function),
 	KUNIT_CASE(untimeout_returns_whether_cancelled),
 	KUNIT_CASE(untimeout_matches_func_and_arg_pointers),
 	KUNIT_CASE(untimeout_cancels_most_recent_duplicate),
+	KUNIT_CASE_SLOW(untimeout_many_pairs),
+	KUNIT_CASE_SLOW(untimeout_races_expiry),
 	{}
 };
 
