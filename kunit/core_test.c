@@ -39,12 +39,7 @@ static const struct geometry_case geometry_cases[] = {
 	{ "scheme 5 does not exist here", { 5, 1, { 64 } }, -EINVAL },
 };
 
-static void geometry_case_desc(const struct geometry_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(geometry, geometry_cases, geometry_case_desc);
+KUNIT_ARRAY_PARAM_DESC(geometry, geometry_cases, desc);
 
 /* Each geometry is accepted or refused as the table says. */
 static void twheel_geometry_check_table(struct kunit *test)
@@ -110,26 +105,22 @@ static u64 ref_visit(const struct twheel_geometry *geo, unsigned int level,
 	return t;
 }
 
-static const struct twheel_geometry sweep_geometries[] = {
-	TWHEEL_GEOMETRY6(8),
-	TWHEEL_GEOMETRY6(64),
-	TWHEEL_GEOMETRY7(2, 4, 4),
-	TWHEEL_GEOMETRY7(3, 4, 3, 5),
-	TWHEEL_GEOMETRY7(3, 4, 4, 4),
-	TWHEEL_GEOMETRY7(4, 2, 3, 2, 3),
+/* A geometry the sweep runs on, named for its parameter row. */
+struct sweep_geometry {
+	const char *desc;
+	struct twheel_geometry geo;
 };
 
-static void sweep_desc(const struct twheel_geometry *geo, char *desc)
-{
-	int len, n;
+static const struct sweep_geometry sweep_geometries[] = {
+	{ "scheme 6: 8", TWHEEL_GEOMETRY6(8) },
+	{ "scheme 6: 64", TWHEEL_GEOMETRY6(64) },
+	{ "scheme 7: 4 4", TWHEEL_GEOMETRY7(2, 4, 4) },
+	{ "scheme 7: 4 3 5", TWHEEL_GEOMETRY7(3, 4, 3, 5) },
+	{ "scheme 7: 4 4 4", TWHEEL_GEOMETRY7(3, 4, 4, 4) },
+	{ "scheme 7: 2 3 2 3", TWHEEL_GEOMETRY7(4, 2, 3, 2, 3) },
+};
 
-	len = scnprintf(desc, KUNIT_PARAM_DESC_SIZE, "scheme %d:", geo->scheme);
-	for (n = 0; n < geo->levels; n++)
-		len += scnprintf(desc + len, KUNIT_PARAM_DESC_SIZE - len, " %u",
-				 geo->slots[n]);
-}
-
-KUNIT_ARRAY_PARAM(sweep, sweep_geometries, sweep_desc);
+KUNIT_ARRAY_PARAM_DESC(sweep, sweep_geometries, desc);
 
 /*
  * For every clock value over two rotations of the hierarchy and every
@@ -138,7 +129,8 @@ KUNIT_ARRAY_PARAM(sweep, sweep_geometries, sweep_desc);
  */
 static void twheel_level_sweep(struct kunit *test)
 {
-	const struct twheel_geometry *geo = test->param_value;
+	const struct sweep_geometry *p = test->param_value;
+	const struct twheel_geometry *geo = &p->geo;
 	struct twheel *w;
 	u64 span, now, e;
 
