@@ -1,0 +1,998 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reference model of twheel's KUnit suites (see model.h): its list of
+ * pending entries, the checks of every add, del and expiry against it, a
+ * seeded random run of operations, and the directed scenarios that the
+ * wheel and scheme suites share.  Each suite's file includes this one, so
+ * that each of their modules has its own copy.
+ */
+
+#include <kunit/test.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "model.h"
+
+/* And for an entry: the model's view of it, then the structure's. */
+#define MODEL_ENTRY	" entry %u: due %llu seq %llu pending %d;" \
+			" %s now %llu count %lu, expires %llu pending %d slot %u"
+
+/**
+ * model_case_init() - set up a case's model, from a suite's .init
+ * @m: the model, zeroed.
+ * @test: the case.
+ * @ops: how to reach the structure under test.
+ * @esize: the size of the suite's timer.
+ * @eoff: where its &struct model_entry is.
+ *
+ * Return: %0, or -%ENOMEM.
+ */
+int model_case_init(struct model *m, struct kunit *test,
+		    const struct model_ops *ops, size_t esize, size_t eoff)
+{
+	m->was = kunit_kzalloc(test, esize, GFP_KERNEL);
+	if (!m->was)
+		return -ENOMEM;
+	m->test = test;
+	m->ops = ops;
+	m->esize = esize;
+	m->eoff = eoff;
+	m->ordered = true;
+	INIT_LIST_HEAD(&m->pending);
+	return 0;
+}
+
+/* Free the entries, from a suite's .exit once its structure is gone. */
+void model_case_exit(struct model *m)
+{
+	kvfree(m->ent);
+	m->ent = NULL;
+	m->cap = 0;
+	m->nent = 0;
+}
+
+/**
+ * model_reset() - an empty model at tick @now, with @nent idle entries
+ * @m: the model.
+ * @shape: what random runs draw around.
+ * @now: the structure's clock, just initialised.
+ * @nent: entries wanted.
+ *
+ * The suite has taken its old entries off its structure already.
+ */
+void model_reset(struct model *m, const struct model_shape *shape, u64 now,
+		 unsigned int nent)
+{
+	struct model_entry *x;
+	unsigned int i;
+
+	if (nent > m->cap) {
+		kvfree(m->ent);
+		m->ent = kvcalloc(nent, m->esize, GFP_KERNEL);
+		m->cap = m->ent ? nent : 0;
+		KUNIT_ASSERT_NOT_NULL(m->test, m->ent);
+	}
+	m->nent = nent;
+	memset(m->ent, 0, nent * m->esize);
+	for (i = 0; i < nent; i++) {
+		x = model_ent(m, i);
+		INIT_LIST_HEAD(&x->node);
+		x->id = i;
+		m->ops->entry_init(m, x);
+	}
+	m->shape = *shape;
+	INIT_LIST_HEAD(&m->pending);
+	m->npending = 0;
+	m->now = now;
+	m->to = now;
+	m->seq = 0;
+	m->last_tick = 0;
+	m->last_seq = 0;
+	m->failed = false;
+	m->nlog = 0;
+	memset(&m->n, 0, sizeof(m->n));
+}
+
+/* Can an interval be refused, or does the structure take any u64? */
+bool model_bounded(const struct model *m)
+{
+	return m->shape.max_interval < U64_MAX;
+}
+
+/* Intervals longer than this are far: beyond any one random advance. */
+static u64 model_far(const struct model *m)
+{
+	return 64 * m->shape.span;
+}
+
+/**
+ * model_check() - report the first failed check about @x
+ * @m: the model.
+ * @x: the entry the check is about.
+ * @ok: the check's outcome.
+ * @what: what failed, if it did.
+ *
+ * Context: anywhere, inside an advance above all: it does not abort the
+ * case; the callers assert on @m->failed later.
+ * Return: @ok.
+ */
+bool model_check(struct model *m, const struct model_entry *x, bool ok,
+		 const char *what)
+{
+	struct model_view v;
+
+	if (!ok && !m->failed) {
+		m->failed = true;
+		m->ops->view(m, x, &v);
+		KUNIT_FAIL(m->test, "%s: " MODEL_AT MODEL_ENTRY, what,
+			   m->seed, m->op, m->now, x->id, x->due, x->seq, x->pending,
+			   m->ops->name, m->ops->now(m), m->ops->count(m),
+			   v.expires, v.pending, v.slot);
+	}
+	return ok;
+}
+
+/*
+ * The entry is as the model says: idle, or pending with its due tick, and
+ * marked so if that is the tick being processed; then whatever the suite
+ * checks besides.
+ */
+static bool model_check_entry(struct model *m, const struct model_entry *x)
+{
+	struct model_view v;
+
+	m->ops->view(m, x, &v);
+	if (!model_check(m, x, v.pending == x->pending,
+			 "pending disagrees with the model"))
+		return false;
+	if (x->pending) {
+		if (!model_check(m, x, v.expires == x->due, "wrong due tick"))
+			return false;
+		if (x->due == m->now &&
+		    !model_check(m, x, v.expired, "due entry not marked expired"))
+			return false;
+	}
+	return !m->ops->check_entry || m->ops->check_entry(m, x);
+}
+
+static bool model_check_count(struct model *m, const struct model_entry *x)
+{
+	return model_check(m, x, m->ops->count(m) == m->npending,
+			   "count disagrees with the model");
+}
+
+static struct model_entry *model_first(struct model *m)
+{
+	return list_first_entry_or_null(&m->pending, struct model_entry, node);
+}
+
+/* The model arms @x at its clock: due @interval ticks on, 0 taken as 1. */
+static void model_add(struct model *m, struct model_entry *x, u64 interval)
+{
+	struct model_entry *p;
+
+	x->due = m->now + max_t(u64, interval, 1);
+	x->seq = ++m->seq;
+	x->pending = true;
+	m->npending++;
+	if (!m->ordered)
+		return;
+	/* The newest of its tick: after every entry due then or before. */
+	list_for_each_entry_reverse(p, &m->pending, node)
+		if (p->due <= x->due)
+			break;
+	list_add(&x->node, &p->node);
+}
+
+static void model_del(struct model *m, struct model_entry *x)
+{
+	x->pending = false;
+	m->npending--;
+	if (m->ordered)
+		list_del_init(&x->node);
+}
+
+/**
+ * model_arm() - add @x, checked against the model and applied to it
+ * @m: the model.
+ * @x: the entry.
+ * @interval: ticks from the model's clock.
+ *
+ * An interval beyond the structure's longest must be refused with the
+ * suite's timer left as it was, to the byte.
+ *
+ * Return: what the structure's add returned.
+ */
+int model_arm(struct model *m, struct model_entry *x, u64 interval)
+{
+	void *timer = (char *)x - m->eoff;
+	bool was = x->pending;
+	int ret;
+
+	model_check_entry(m, x);
+	memcpy(m->was, timer, m->esize);
+	ret = m->ops->add(m, x, interval);
+	if (interval > m->shape.max_interval) {
+		m->n.refused++;
+		model_check(m, x, ret == -EINVAL, "too long an interval taken");
+		model_check(m, x, !memcmp(m->was, timer, m->esize),
+			    "refused add changed the entry");
+		model_check_entry(m, x);
+		model_check_count(m, x);
+		return ret;
+	}
+	model_check(m, x, ret == was, "add misreported the entry's state");
+	if (interval > model_far(m))
+		m->n.far++;
+	if (was) {
+		m->n.rearmed++;
+		if (x->due == m->now)
+			m->n.rearmed_due++;
+		model_del(m, x);
+	}
+	model_add(m, x, interval);
+	model_check_entry(m, x);
+	model_check_count(m, x);
+	return ret;
+}
+
+/**
+ * model_stop() - del @x, checked against the model and applied to it
+ * @m: the model.
+ * @x: the entry.
+ *
+ * Return: what the structure's del returned.
+ */
+bool model_stop(struct model *m, struct model_entry *x)
+{
+	bool was = x->pending, ret;
+
+	model_check_entry(m, x);
+	ret = m->ops->del(m, x);
+	model_check(m, x, ret == was, "del misreported the entry's state");
+	if (was) {
+		m->n.stopped++;
+		if (x->due == m->now)
+			m->n.stopped_due++;
+		model_del(m, x);
+	}
+	model_check_entry(m, x);
+	model_check_count(m, x);
+	return ret;
+}
+
+/* xorshift64*: a few lines, and the same sequence from a seed every run. */
+u64 model_rand(struct model *m)
+{
+	m->rnd ^= m->rnd >> 12;
+	m->rnd ^= m->rnd << 25;
+	m->rnd ^= m->rnd >> 27;
+	return m->rnd * 0x2545f4914f6cdd1dULL;
+}
+
+u64 model_below(struct model *m, u64 n)
+{
+	return n ? model_rand(m) % n : 0;
+}
+
+/*
+ * An interval for a random add: 0, 1, a few ticks, within the span or a
+ * few spans, just around a boundary (a multiple of a slot's ticks, as an
+ * interval or as a due tick), around the structure's longest, and, if that
+ * is huge, now and then anything up to it; or refused.  A shape with its
+ * own TTLs (the Lawn's favourable case) draws from those alone, and is
+ * refused now and then.
+ */
+static u64 model_rand_interval(struct model *m)
+{
+	const struct model_shape *sh = &m->shape;
+	u64 max = sh->max_interval, span = sh->span, far = model_far(m);
+	unsigned int ngran = 0;
+	u64 r, g;
+
+	if (sh->nttls) {
+		if (model_bounded(m) && !model_below(m, 64))
+			return max + 1 + model_below(m, 2);
+		return sh->ttls[model_below(m, sh->nttls)];
+	}
+	r = model_below(m, 64);
+	if (r < 3)
+		return 0;
+	if (r < 6)
+		return 1;
+	if (r < 14)
+		return 2 + model_below(m, 15);
+	if (r < 30)
+		return 1 + model_below(m, min(span, max));
+	if (r < 38)
+		return 1 + model_below(m, min(4 * span, max));
+	if (r < 54) {
+		while (ngran < MODEL_GRAN && sh->gran[ngran])
+			ngran++;
+		g = ngran ? sh->gran[model_below(m, ngran)] : span;
+		/* One tick before, on or after a multiple of g... */
+		if (r < 46)
+			return (1 + model_below(m, 3)) * g - 1 +
+				model_below(m, 3);
+		/* ... or due one tick before, on or after one. */
+		return (div64_u64(m->now, g) + 1 + model_below(m, 3)) * g - 1 +
+			model_below(m, 3) - m->now;
+	}
+	if (r < 58)
+		return max - min(max, model_below(m, 3));
+	if (r < 60 && max > far)
+		return far + model_below(m, max - far);
+	if (r < 62 || !model_bounded(m))
+		return 1 + model_below(m, min(span, max));
+	/* Refused: just too long, or the longest u64. */
+	r = model_below(m, 4);
+	return r == 3 ? U64_MAX : max + 1 + r;
+}
+
+/*
+ * A tick for a random advance: the next one, a small jump, a jump within
+ * the span or beyond it, to the structure's next work or the model's
+ * earliest expiry or the tick before either (unless that is far off), or
+ * to the present tick.
+ */
+static u64 model_rand_to(struct model *m)
+{
+	struct model_entry *first = model_first(m);
+	u64 span = m->shape.span, r = model_below(m, 64), next;
+
+	if (r < 40)
+		return m->now + 1;
+	if (r < 44)
+		return m->now + 2 + model_below(m, 15);
+	if (r < 50)
+		return m->now + 1 + model_below(m, span);
+	if (r < 52)
+		return m->now + span + model_below(m, 8 * span);
+	if (r < 56 && m->ops->next_work) {
+		next = m->ops->next_work(m);
+		if (next != U64_MAX && next - m->now <= 16 * span)
+			return next - (r & 1);
+		return m->now + 1;
+	}
+	if (r < 60) {
+		if (!first || first->due - m->now > 16 * span)
+			return m->now + 1;
+		return first->due - (r & 1);
+	}
+	if (r < 62)
+		return m->now;
+	return m->now + 1 + model_below(m, 2 * span);
+}
+
+static struct model_entry *model_rand_entry(struct model *m)
+{
+	return model_ent(m, model_below(m, m->nent));
+}
+
+static struct model_entry *model_rand_pending(struct model *m)
+{
+	unsigned int i, k = model_below(m, m->nent);
+	struct model_entry *x;
+
+	for (i = 0; i < m->nent; i++) {
+		x = model_ent(m, (k + i) % m->nent);
+		if (x->pending)
+			return x;
+	}
+	return NULL;
+}
+
+/*
+ * What an expiry function of model_random() does: now and then re-arm its
+ * own entry, or arm or stop another, often the model's next, which may be
+ * due on this very tick and not yet handed over.
+ */
+static void model_rand_act(struct model *m, struct model_entry *x)
+{
+	u64 r = model_below(m, 16);
+	struct model_entry *y;
+
+	if (r >= 8)
+		return;
+	m->n.acts++;
+	if (r < 3) {
+		model_arm(m, x, model_rand_interval(m));
+		return;
+	}
+	y = model_first(m);
+	if (!y || model_below(m, 2))
+		y = model_rand_entry(m);
+	if (r < 6)
+		model_arm(m, y, model_rand_interval(m));
+	else
+		model_stop(m, y);
+}
+
+/* What an expiry function of the directed cases does, as @x->act says. */
+static void model_act(struct model *m, struct model_entry *x)
+{
+	unsigned int i;
+
+	if (x->other)
+		m->ops->view(m, x->other, &x->other_view);
+	switch (x->act) {
+	case MODEL_NOTHING:
+		break;
+	case MODEL_REARM_SELF:
+		if (x->times) {
+			x->times--;
+			x->ret = model_arm(m, x, x->arg);
+		}
+		break;
+	case MODEL_ARM_OTHER:
+		x->ret = model_arm(m, x->other, x->arg);
+		break;
+	case MODEL_STOP_OTHER:
+		x->ret = model_stop(m, x->other);
+		break;
+	case MODEL_STOP_SELF:
+		x->ret = model_stop(m, x);
+		break;
+	case MODEL_STOP_ALL:
+		for (i = 0; i < m->nent; i++)
+			x->ret += model_stop(m, model_ent(m, i));
+		break;
+	}
+}
+
+/**
+ * model_expired() - check an expiry, from the suite's expiry function
+ * @m: the model.
+ * @x: the entry handed over.
+ * @now: the structure's clock.
+ *
+ * @x must be due on this tick, which lies between the model's clock and
+ * the advance's target, and come after the previous expiry in (tick,
+ * arming order); if the model keeps its list, it must be the model's first
+ * entry.  It must be idle, and the count must say so.  Then the entry's
+ * act, or a random one, runs.
+ */
+void model_expired(struct model *m, struct model_entry *x, u64 now)
+{
+	struct model_entry *first = model_first(m);
+	bool reported = m->failed;
+	struct model_view v;
+
+	model_check(m, x, now >= m->now && now <= m->to,
+		    "clock outside the advance");
+	/* The model's clock is at the tick being processed too. */
+	m->now = now;
+	model_check(m, x, x->pending, "expired while not pending");
+	model_check(m, x, x->due == now, "expired on the wrong tick");
+	model_check(m, x, now > m->last_tick ||
+		    (now == m->last_tick && x->seq > m->last_seq),
+		    "expired out of order");
+	if (m->ordered &&
+	    !model_check(m, x, first == x,
+			 "expired ahead of the model's first entry") &&
+	    first && !reported)
+		kunit_err(m->test, "the model's first is entry %u: due %llu seq %llu\n",
+			  first->id, first->due, first->seq);
+	if (x->pending)
+		model_del(m, x);
+	m->ops->view(m, x, &v);
+	if (model_check(m, x, !v.pending, "handed over still pending") &&
+	    m->ops->check_entry)
+		m->ops->check_entry(m, x);
+	model_check_count(m, x);
+
+	if (m->n.fired && now == m->last_tick)
+		m->n.same_tick++;
+	x->fired++;
+	x->fired_at = now;
+	m->last_tick = now;
+	m->last_seq = x->seq;
+	m->n.fired++;
+	if (m->nlog < MODEL_LOG)
+		m->log[m->nlog++] = x->id;
+
+	if (m->rand_acts)
+		model_rand_act(m, x);
+	else
+		model_act(m, x);
+}
+
+/**
+ * model_advance() - move the clock to @to: all due by then, and only that, runs
+ * @m: the model.
+ * @to: the tick; one already processed moves nothing.
+ */
+void model_advance(struct model *m, u64 to)
+{
+	struct kunit *test = m->test;
+	struct model_entry *first;
+
+	if (to > m->now + 1)
+		m->n.jumps++;
+	m->to = to;
+	m->ops->advance(m, to);
+	KUNIT_ASSERT_FALSE_MSG(test, m->failed, MODEL_AT " advancing to %llu",
+			       m->seed, m->op, m->now, to);
+	m->now = max(m->now, to);
+	KUNIT_ASSERT_EQ_MSG(test, m->ops->now(m), m->now,
+			    MODEL_AT " advancing to %llu", m->seed, m->op, m->now, to);
+	first = model_first(m);
+	if (first)
+		KUNIT_ASSERT_GT_MSG(test, first->due, m->now,
+				    MODEL_AT " entry %u did not expire",
+				    m->seed, m->op, m->now, first->id);
+}
+
+/**
+ * model_verify_some() - the structure agrees with the model
+ * @m: the model.
+ * @all: check every entry, and the suite's whole structure, too.
+ *
+ * The clock and the count always; with @all, every entry, the model's
+ * order, and the suite's checks.  The entries an operation touched have
+ * been checked already: the others may change only in an advance.
+ */
+void model_verify_some(struct model *m, bool all)
+{
+	struct kunit *test = m->test;
+	const struct model_entry *x;
+	struct model_entry *first;
+	u64 due = U64_MAX;
+	unsigned int i;
+
+	KUNIT_ASSERT_FALSE_MSG(test, m->failed, MODEL_AT, m->seed, m->op, m->now);
+	KUNIT_ASSERT_EQ_MSG(test, m->ops->now(m), m->now, MODEL_AT,
+			    m->seed, m->op, m->now);
+	KUNIT_ASSERT_EQ_MSG(test, m->ops->count(m), m->npending,
+			    MODEL_AT " count", m->seed, m->op, m->now);
+	m->n.pending += m->npending;
+	if (!all)
+		return;
+	for (i = 0; i < m->nent; i++) {
+		x = model_ent(m, i);
+		model_check_entry(m, x);
+		if (x->pending)
+			due = min(due, x->due);
+	}
+	KUNIT_ASSERT_FALSE_MSG(test, m->failed, MODEL_AT, m->seed, m->op, m->now);
+	first = model_first(m);
+	if (m->ordered)
+		KUNIT_ASSERT_EQ_MSG(test, first ? first->due : U64_MAX, due,
+				    MODEL_AT " model out of order",
+				    m->seed, m->op, m->now);
+	if (m->ops->verify)
+		m->ops->verify(m);
+}
+
+void model_verify(struct model *m)
+{
+	model_verify_some(m, true);
+}
+
+/* Nothing left behind: no count, no entry pending, nothing the suite sees. */
+void model_assert_empty(struct model *m)
+{
+	struct kunit *test = m->test;
+	struct model_view v;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ_MSG(test, m->ops->count(m), 0UL, MODEL_AT,
+			    m->seed, m->op, m->now);
+	for (i = 0; i < m->nent; i++) {
+		m->ops->view(m, model_ent(m, i), &v);
+		KUNIT_ASSERT_FALSE_MSG(test, v.pending, MODEL_AT " entry %u",
+				       m->seed, m->op, m->now, i);
+	}
+	if (m->ops->assert_empty)
+		m->ops->assert_empty(m);
+}
+
+/**
+ * model_seed() - start a random run from @seed
+ * @m: the model.
+ * @seed: the seed.
+ *
+ * Return: the tick to start the structure's clock on, drawn from @seed.
+ */
+u64 model_seed(struct model *m, u64 seed)
+{
+	m->seed = seed;
+	m->rnd = seed;
+	return model_rand(m) >> 28;
+}
+
+/**
+ * model_random() - the differential test: @ops random operations
+ * @m: the model, reset after model_seed(), with its entries idle: their
+ *	expiry functions act at random from now on.
+ * @ops: how many.
+ * @every: check every entry after each @every-th operation, and after
+ *	every advance.
+ *
+ * Two in five are adds of any entry (a start or a re-arm), one in twenty a
+ * burst of 2 to 16 such adds, one in ten a re-arm of a pending entry, 7 in
+ * 100 dels of any entry, the rest advances: mostly by one tick, else by
+ * jumps (see model_rand_to()).  The expiry functions add and del at random
+ * too.  Each expiry must be the model's next one, on its tick; after each
+ * operation the structure must agree with the model.  The run ends by
+ * checking that it took the rare paths, then stops every entry.
+ */
+void model_random(struct model *m, unsigned int ops, unsigned int every)
+{
+	struct kunit *test = m->test;
+	u64 start_ns = ktime_get_ns(), start = m->now, r;
+	struct model_entry *x;
+	unsigned int n;
+	bool all;
+
+	m->rand_acts = true;
+	kunit_info(test, "seed %#llx: %u operations, %u entries, tick %llu, max interval %llu\n",
+		   m->seed, ops, m->nent, m->now, m->shape.max_interval);
+	for (m->op = 0; m->op < ops; m->op++) {
+		all = !(m->op % every);
+		r = model_below(m, 100);
+		if (r < 40) {
+			model_arm(m, model_rand_entry(m),
+				  model_rand_interval(m));
+		} else if (r < 45) {
+			for (n = 2 + model_below(m, 15); n; n--)
+				model_arm(m, model_rand_entry(m),
+					  model_rand_interval(m));
+		} else if (r < 55) {
+			x = model_rand_pending(m);
+			if (x)
+				model_arm(m, x, model_rand_interval(m));
+		} else if (r < 62) {
+			model_stop(m, model_rand_entry(m));
+		} else {
+			model_advance(m, model_rand_to(m));
+			all = true;
+		}
+		model_verify_some(m, all);
+		if (!(m->op % 1024))
+			cond_resched();
+	}
+
+	kunit_info(test, "fired %llu, %llu on the tick of the one before\n",
+		   m->n.fired, m->n.same_tick);
+	kunit_info(test, "re-armed %llu (%llu due), stopped %llu (%llu due)\n",
+		   m->n.rearmed, m->n.rearmed_due, m->n.stopped,
+		   m->n.stopped_due);
+	kunit_info(test, "refused %llu, far %llu, from expiry %llu, jumps %llu\n",
+		   m->n.refused, m->n.far, m->n.acts, m->n.jumps);
+	kunit_info(test, "pending %llu.%02llu on average, clock moved %llu ticks\n",
+		   m->n.pending / ops, m->n.pending % ops * 100 / ops,
+		   m->now - start);
+	kunit_info(test, "%u operations in %llu ms\n", ops,
+		   div_u64(ktime_get_ns() - start_ns, NSEC_PER_MSEC));
+
+	KUNIT_EXPECT_GT(test, m->n.fired, 0ULL);
+	KUNIT_EXPECT_GT(test, m->n.same_tick, 0ULL);
+	KUNIT_EXPECT_GT(test, m->n.rearmed_due, 0ULL);
+	KUNIT_EXPECT_GT(test, m->n.stopped_due, 0ULL);
+	KUNIT_EXPECT_GT(test, m->n.acts, 0ULL);
+	KUNIT_EXPECT_GT(test, m->n.jumps, 0ULL);
+	if (model_bounded(m))
+		KUNIT_EXPECT_GT(test, m->n.refused, 0ULL);
+	if (m->shape.max_interval > model_far(m) && !m->shape.nttls)
+		KUNIT_EXPECT_GT(test, m->n.far, 0ULL);
+
+	for (n = 0; n < m->nent; n++)
+		model_stop(m, model_ent(m, n));
+	model_verify(m);
+	model_assert_empty(m);
+}
+
+/**
+ * model_add_interval_limits() - the shortest and longest intervals
+ * @m: the model, just reset with %MODEL_LIMITS_ENTRIES entries.
+ *
+ * Interval 0 is taken as 1, and 0 runs before 1 on that tick, being armed
+ * first; the longest interval is taken as it is, one tick more is refused
+ * with nothing changed (model_arm() compares the timer), whether the entry
+ * is idle or pending; and an add of a pending entry re-arms it and returns
+ * 1.  The longest runs on its tick, if the clock can get there soon;
+ * otherwise it waits, rotation on rotation.
+ */
+void model_add_interval_limits(struct model *m)
+{
+	struct model_entry *zero = model_ent(m, 0), *one = model_ent(m, 1);
+	struct model_entry *max = model_ent(m, 2), *idle = model_ent(m, 3);
+	struct model_entry *p = model_ent(m, 4);
+	u64 start = m->now, longest = m->shape.max_interval;
+	u64 soon = max_t(u64, 4096, 3 * m->shape.span);
+	struct kunit *test = m->test;
+
+	/* model_arm() checks each due tick: 0 and 1 both mean the next. */
+	KUNIT_EXPECT_EQ(test, model_arm(m, zero, 0), 0);
+	KUNIT_EXPECT_EQ(test, model_arm(m, one, 1), 0);
+	KUNIT_EXPECT_EQ(test, model_arm(m, max, longest), 0);
+	KUNIT_EXPECT_EQ(test, model_arm(m, p, 5), 0);
+	model_verify(m);
+
+	/* One tick longer is refused and changes nothing, idle or pending. */
+	if (model_bounded(m)) {
+		KUNIT_EXPECT_EQ(test, model_arm(m, idle, longest + 1), -EINVAL);
+		KUNIT_EXPECT_EQ(test, model_arm(m, p, longest + 1), -EINVAL);
+		KUNIT_EXPECT_EQ(test, model_arm(m, p, U64_MAX), -EINVAL);
+		KUNIT_EXPECT_EQ(test, m->n.refused, 3ULL);
+	}
+	model_verify(m);
+
+	/* An add of a pending entry moves it, and says it was pending. */
+	KUNIT_EXPECT_EQ(test, model_arm(m, p, 9), 1);
+	model_verify(m);
+
+	model_advance(m, start + 1);
+	KUNIT_ASSERT_EQ(test, m->nlog, 2U);
+	KUNIT_EXPECT_EQ(test, m->log[0], zero->id);
+	KUNIT_EXPECT_EQ(test, m->log[1], one->id);
+	model_advance(m, start + 8);
+	KUNIT_EXPECT_EQ(test, p->fired, 0U);
+	model_advance(m, start + 9);
+	KUNIT_EXPECT_EQ(test, p->fired, 1U);
+
+	if (longest <= soon) {
+		model_advance(m, start + longest - 1);
+		KUNIT_EXPECT_EQ(test, max->fired, 0U);
+		model_advance(m, start + longest);
+		KUNIT_EXPECT_EQ(test, max->fired, 1U);
+	} else {
+		model_advance(m, start + soon);
+		KUNIT_EXPECT_EQ(test, max->fired, 0U);
+		model_verify(m);
+		KUNIT_EXPECT_TRUE(test, model_stop(m, max));
+	}
+	KUNIT_EXPECT_EQ(test, idle->fired, 0U);
+	model_verify(m);
+	model_assert_empty(m);
+}
+
+/**
+ * model_same_tick_order() - one tick's entries run in arming order
+ * @m: the model, just reset with %MODEL_ORDER_ENTRIES entries.
+ * @dist: ticks from the clock to T, the tick they share: beyond a wheel's
+ *	rotation, so that they are armed into different levels or rounds.
+ *
+ * Entries due on one tick run in the order they were last armed, whatever
+ * interval each was armed with and wherever it went.  Due on T: K, armed
+ * @dist / 6 ticks on; J, armed later with the interval P had been armed
+ * with before K (so that where intervals have queues, J's is the older); B
+ * later still; C two ticks before; then A, armed first of all, is re-armed
+ * for T and so goes after C; F, armed for T by D's expiry on the tick
+ * before, goes last.  D, due on T - 1, runs ahead of G and H, armed for
+ * that tick later with intervals 0 and 1; E, due on T + 1, after them all.
+ */
+void model_same_tick_order(struct model *m, u64 dist)
+{
+	struct model_entry *a = model_ent(m, 0), *b = model_ent(m, 1);
+	struct model_entry *c = model_ent(m, 2), *d = model_ent(m, 3);
+	struct model_entry *e = model_ent(m, 4), *f = model_ent(m, 5);
+	struct model_entry *g = model_ent(m, 6), *h = model_ent(m, 7);
+	struct model_entry *j = model_ent(m, 8), *k = model_ent(m, 9);
+	struct model_entry *p = model_ent(m, 10);
+	u64 start = m->now, due = start + dist;
+	struct kunit *test = m->test;
+
+	d->act = MODEL_ARM_OTHER;
+	d->other = f;
+	d->arg = 1;
+
+	model_arm(m, a, due - m->now);
+	model_arm(m, e, due + 1 - m->now);
+	model_arm(m, d, due - 1 - m->now);
+	model_arm(m, p, dist - dist / 3);
+	model_advance(m, start + dist / 6);
+	model_arm(m, k, due - m->now);
+	model_advance(m, start + dist / 3);
+	model_arm(m, j, dist - dist / 3);
+	model_advance(m, start + dist / 2);
+	model_verify(m);
+	model_arm(m, b, due - m->now);
+	model_advance(m, due - 2);
+	model_verify(m);
+	model_arm(m, c, 2);
+	model_arm(m, g, 0);
+	model_arm(m, h, 1);
+	KUNIT_EXPECT_EQ(test, model_arm(m, a, 2), 1);
+	model_verify(m);
+
+	model_advance(m, due + 1);
+	KUNIT_ASSERT_EQ(test, m->nlog, 11U);
+	KUNIT_EXPECT_EQ(test, m->log[0], p->id);
+	KUNIT_EXPECT_EQ(test, m->log[1], d->id);
+	KUNIT_EXPECT_EQ(test, m->log[2], g->id);
+	KUNIT_EXPECT_EQ(test, m->log[3], h->id);
+	KUNIT_EXPECT_EQ(test, m->log[4], k->id);
+	KUNIT_EXPECT_EQ(test, m->log[5], j->id);
+	KUNIT_EXPECT_EQ(test, m->log[6], b->id);
+	KUNIT_EXPECT_EQ(test, m->log[7], c->id);
+	KUNIT_EXPECT_EQ(test, m->log[8], a->id);
+	KUNIT_EXPECT_EQ(test, m->log[9], f->id);
+	KUNIT_EXPECT_EQ(test, m->log[10], e->id);
+	KUNIT_EXPECT_EQ(test, j->fired_at, due);
+	KUNIT_EXPECT_EQ(test, f->fired_at, due);
+	KUNIT_EXPECT_EQ(test, m->n.same_tick, 7ULL);
+	model_verify(m);
+	model_assert_empty(m);
+}
+
+/**
+ * model_del_every_state() - a del in every state of an entry
+ * @m: the model, just reset with %MODEL_DEL_ENTRIES entries.
+ *
+ * Never armed; pending; stopped already; after it ran; pending for long,
+ * beside a twin armed alike that still runs; and due on the tick being
+ * processed but not yet handed over, from another entry's expiry function,
+ * first or last of its tick.  An entry that stops itself from its expiry
+ * function finds it idle.  A del returns whether the entry was pending,
+ * and a stopped entry never runs.
+ */
+void model_del_every_state(struct model *m)
+{
+	u64 len = min_t(u64, m->shape.max_interval, 400);
+	struct kunit *test = m->test;
+	struct model_entry *x, *y, *a, *b, *c, *d, *e;
+
+	/* Never armed, then pending, then stopped. */
+	x = model_ent(m, 0);
+	KUNIT_EXPECT_FALSE(test, model_stop(m, x));
+	KUNIT_EXPECT_EQ(test, model_arm(m, x, 5), 0);
+	KUNIT_EXPECT_TRUE(test, model_stop(m, x));
+	KUNIT_EXPECT_FALSE(test, model_stop(m, x));
+	model_verify(m);
+
+	/* After it ran. */
+	x = model_ent(m, 1);
+	model_arm(m, x, 3);
+	model_advance(m, m->now + 4);
+	KUNIT_EXPECT_EQ(test, x->fired, 1U);
+	KUNIT_EXPECT_FALSE(test, model_stop(m, x));
+	model_verify(m);
+
+	/* Pending for long, half-way there; its twin still runs. */
+	x = model_ent(m, 2);
+	y = model_ent(m, 3);
+	model_arm(m, x, len);
+	model_arm(m, y, len);
+	model_advance(m, m->now + len / 2);
+	KUNIT_EXPECT_TRUE(test, model_stop(m, x));
+	model_verify(m);
+	model_advance(m, y->due);
+	KUNIT_EXPECT_EQ(test, x->fired, 0U);
+	KUNIT_EXPECT_EQ(test, y->fired, 1U);
+
+	/*
+	 * Due but not yet run: A, armed first, stops B, due on the same
+	 * tick.  C, due then too, stops itself: it is idle by then.
+	 */
+	a = model_ent(m, 4);
+	b = model_ent(m, 5);
+	c = model_ent(m, 6);
+	a->act = MODEL_STOP_OTHER;
+	a->other = b;
+	c->act = MODEL_STOP_SELF;
+	model_arm(m, a, 7);
+	model_arm(m, b, 7);
+	model_arm(m, c, 7);
+	m->n.stopped_due = 0;
+	model_advance(m, m->now + 7);
+	KUNIT_EXPECT_EQ(test, a->fired, 1U);
+	KUNIT_EXPECT_TRUE(test, a->other_view.pending);
+	KUNIT_EXPECT_TRUE(test, a->other_view.expired);
+	KUNIT_EXPECT_EQ(test, a->ret, 1);
+	KUNIT_EXPECT_EQ(test, b->fired, 0U);
+	KUNIT_EXPECT_FALSE(test, b->pending);
+	KUNIT_EXPECT_EQ(test, c->fired, 1U);
+	KUNIT_EXPECT_EQ(test, c->ret, 0);
+	KUNIT_EXPECT_EQ(test, m->n.stopped_due, 1ULL);
+	KUNIT_EXPECT_FALSE(test, model_stop(m, a));
+	model_verify(m);
+
+	/* The last of its tick, stopped by the first. */
+	d = model_ent(m, 7);
+	e = model_ent(m, 8);
+	d->act = MODEL_STOP_OTHER;
+	d->other = e;
+	model_arm(m, d, 4);
+	model_arm(m, e, 4);
+	model_advance(m, m->now + 10);
+	KUNIT_EXPECT_EQ(test, d->fired, 1U);
+	KUNIT_EXPECT_EQ(test, d->ret, 1);
+	KUNIT_EXPECT_EQ(test, e->fired, 0U);
+	KUNIT_EXPECT_EQ(test, m->n.stopped_due, 2ULL);
+	model_verify(m);
+	model_assert_empty(m);
+}
+
+/**
+ * model_rearm_from_expiry() - adds and dels from inside one advance
+ * @m: the model, just reset with %MODEL_REARM_ENTRIES entries.
+ *
+ * Entries re-arming themselves with a period of 0 (taken as 1), of a few
+ * ticks, and of just under and over the span; A re-arming B, due on the
+ * same tick and not yet run, so that B runs on its new tick instead; C
+ * re-arming D, pending in a slot, for an earlier tick; E stopping F; G
+ * arming idle H for the next tick.  Each entry armed for a tick within the
+ * advance runs on that tick, within it.
+ */
+void model_rearm_from_expiry(struct model *m)
+{
+	struct model_entry *a = model_ent(m, 4), *b = model_ent(m, 5);
+	struct model_entry *c = model_ent(m, 6), *d = model_ent(m, 7);
+	struct model_entry *e = model_ent(m, 8), *f = model_ent(m, 9);
+	struct model_entry *g = model_ent(m, 10), *h = model_ent(m, 11);
+	u64 span = m->shape.span, longest = m->shape.max_interval;
+	u64 start = m->now, periods[4], last = 0;
+	struct kunit *test = m->test;
+	struct model_entry *x;
+	unsigned int i;
+
+	periods[0] = 0;
+	periods[1] = 3;
+	periods[2] = min(span - 1, longest);
+	periods[3] = min(span + 1, longest);
+	for (i = 0; i < ARRAY_SIZE(periods); i++) {
+		x = model_ent(m, i);
+		x->act = MODEL_REARM_SELF;
+		x->arg = periods[i];
+		x->times = 5;
+		model_arm(m, x, periods[i]);
+		last = max(last, periods[i]);
+	}
+	a->act = MODEL_ARM_OTHER;
+	a->other = b;
+	a->arg = 4;
+	model_arm(m, a, 10);
+	model_arm(m, b, 10);
+	c->act = MODEL_ARM_OTHER;
+	c->other = d;
+	c->arg = 2;
+	model_arm(m, c, 20);
+	model_arm(m, d, min(3 * span, longest));
+	e->act = MODEL_STOP_OTHER;
+	e->other = f;
+	model_arm(m, e, 30);
+	model_arm(m, f, 31);
+	g->act = MODEL_ARM_OTHER;
+	g->other = h;
+	g->arg = 0;
+	model_arm(m, g, 40);
+	model_verify(m);
+
+	model_advance(m, start + 6 * last + 1);
+
+	for (i = 0; i < ARRAY_SIZE(periods); i++) {
+		x = model_ent(m, i);
+		KUNIT_EXPECT_EQ_MSG(test, x->fired, 6U, "period %llu",
+				    periods[i]);
+		KUNIT_EXPECT_EQ_MSG(test, x->fired_at,
+				    start + 6 * max_t(u64, periods[i], 1),
+				    "period %llu", periods[i]);
+	}
+	KUNIT_EXPECT_EQ(test, a->ret, 1);
+	KUNIT_EXPECT_TRUE(test, a->other_view.pending);
+	KUNIT_EXPECT_TRUE(test, a->other_view.expired);
+	KUNIT_EXPECT_EQ(test, b->fired, 1U);
+	KUNIT_EXPECT_EQ(test, b->fired_at, start + 10 + 4);
+	KUNIT_EXPECT_EQ(test, c->ret, 1);
+	KUNIT_EXPECT_TRUE(test, c->other_view.pending);
+	KUNIT_EXPECT_FALSE(test, c->other_view.expired);
+	KUNIT_EXPECT_EQ(test, d->fired, 1U);
+	KUNIT_EXPECT_EQ(test, d->fired_at, start + 20 + 2);
+	KUNIT_EXPECT_EQ(test, e->ret, 1);
+	KUNIT_EXPECT_EQ(test, f->fired, 0U);
+	KUNIT_EXPECT_EQ(test, g->ret, 0);
+	KUNIT_EXPECT_EQ(test, h->fired, 1U);
+	KUNIT_EXPECT_EQ(test, h->fired_at, start + 40 + 1);
+	KUNIT_EXPECT_EQ(test, m->n.rearmed_due, 1ULL);
+	model_verify(m);
+	model_assert_empty(m);
+}
