@@ -9,8 +9,9 @@
 # serves both as the bzImage's home and as KDIR for out-of-tree modules.
 #
 # Builds are cached under $TWHEEL_CACHE (default ~/.cache/twheel), keyed by
-# the source package's version and a hash of the fragment, so a second call
-# with the same inputs returns at once and a change to either rebuilds.
+# the source package's version and a hash of the fragment and this script,
+# so a second call with the same inputs returns at once and a change to
+# either rebuilds.  The source is unpacked once (kernel_src in lib.sh).
 
 set -euo pipefail
 
@@ -22,28 +23,18 @@ version=$1
 fragment=$(realpath "${2:-$here/test-kernel.config}")
 [ -r "$fragment" ] || die "config fragment $fragment not readable"
 
-tarball=/usr/src/linux-source-$version.tar.xz
-[ -r "$tarball" ] || die "$tarball missing: install linux-source-$version"
-pkgver=$(dpkg-query -W -f='${Version}' "linux-source-$version")
+src=$(kernel_src "$version")
+pkgver=${src##*/linux-source-}
 
 # The key covers everything that decides the result: the source, the
 # fragment, and this script's recipe.
 key=$(cat "$fragment" "$0" | sha256sum | cut -c1-12)
-src=$TWHEEL_CACHE/src/linux-source-$pkgver
 out=$TWHEEL_CACHE/kernels/$version-$pkgver-$key
 log=$out.log
 
 if [ -f "$out/.twheel-built" ]; then
 	echo "$out"
 	exit 0
-fi
-
-if [ ! -f "$src/.twheel-unpacked" ]; then
-	note "unpacking linux-source-$version $pkgver into $src"
-	rm -rf "$src"
-	mkdir -p "$src"
-	tar -xJf "$tarball" -C "$src" --strip-components=1
-	touch "$src/.twheel-unpacked"
 fi
 
 rm -rf "$out"
