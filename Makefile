@@ -19,7 +19,7 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 # client kit in usr/src/twheel/KVER/ (scripts/kit.sh), under this root.  It
 # does not sign the module: on a machine with Secure Boot, use DKMS, which
 # signs with its own key (README.md).
-INSTALL_MOD_PATH ?= $(DESTDIR)
+INSTALL_MOD_PATH ?= $(if $(DESTDIR),$(abspath $(DESTDIR)))
 KVER = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
 		$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 MODDIR = lib/modules/$(KVER)/updates/twheel
@@ -33,18 +33,18 @@ modules clean:
 # depmod runs for the live system only; a staged root is the packager's.
 install: modules
 	@test -n "$(KVER)" || { echo "no kernel release in $(KDIR)" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) \
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH="$(INSTALL_MOD_PATH)" \
 		INSTALL_MOD_DIR=updates/twheel DEPMOD=true \
 		CONFIG_MODULE_SIG_ALL= modules_install
-	scripts/kit.sh install $(KVER) $(INSTALL_MOD_PATH)
+	scripts/kit.sh install $(KVER) "$(INSTALL_MOD_PATH)"
 	$(if $(INSTALL_MOD_PATH),,depmod -a $(KVER))
 
 uninstall:
 	@test -n "$(KVER)" || { echo "no kernel release in $(KDIR)" >&2; exit 1; }
-	rm -rf $(INSTALL_MOD_PATH)/$(MODDIR)
-	cd $(or $(INSTALL_MOD_PATH),/) && \
+	rm -rf "$(INSTALL_MOD_PATH)/$(MODDIR)"
+	cd "$(or $(INSTALL_MOD_PATH),/)" && \
 		rmdir -p --ignore-fail-on-non-empty $(dir $(MODDIR)) 2>/dev/null || true
-	scripts/kit.sh remove $(KVER) $(INSTALL_MOD_PATH)
+	scripts/kit.sh remove $(KVER) "$(INSTALL_MOD_PATH)"
 	$(if $(INSTALL_MOD_PATH),,depmod -a $(KVER))
 
 check:

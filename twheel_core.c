@@ -115,7 +115,6 @@ static_assert(TWHEEL_CLOCK_LIMIT - 1 <= U64_MAX - TWHEEL_MAX_INTERVAL -
 	      TWHEEL_MAX_SPAN);
 /* Every slot number lies below the values of twheel_entry.slot that are not. */
 static_assert((u64)TWHEEL_MAX_LEVELS * TWHEEL_MAX_SLOTS < TWHEEL_SLOT_EXPIRED);
-static_assert(TWHEEL_MIN_SLOTS >= 2 && TWHEEL_MAX_SLOTS <= U32_MAX);
 
 /* Tick @t in units of level @n's slots: the clock's (or expiry's) prefix. */
 static inline u64 lvl_div(const struct twheel *w, u64 t, unsigned int n)

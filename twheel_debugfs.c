@@ -62,9 +62,14 @@ static const struct stats_column {
 };
 
 /* The counter of column @i in @st. */
-static u64 *stat(const struct twheel_cpu_stats *st, unsigned int i)
+static u64 *stat(struct twheel_cpu_stats *st, unsigned int i)
 {
 	return (void *)st + stats_columns[i].offset;
+}
+
+static u64 stat_value(const struct twheel_cpu_stats *st, unsigned int i)
+{
+	return *(const u64 *)((const void *)st + stats_columns[i].offset);
 }
 
 /* Add one CPU's counters and histograms to a total. */
@@ -74,7 +79,7 @@ static void stats_add(struct twheel_cpu_stats *sum,
 	unsigned int i, b;
 
 	for (i = 0; i < ARRAY_SIZE(stats_columns); i++)
-		*stat(sum, i) += *stat(st, i);
+		*stat(sum, i) += stat_value(st, i);
 	for (b = 0; b < TWHEEL_HIST_BUCKETS; b++) {
 		sum->late_ticks[b] += st->late_ticks[b];
 		sum->late_ns[b] += st->late_ns[b];
@@ -93,7 +98,7 @@ static void stats_row(struct seq_file *m, const char *name,
 		int width = stats_columns[i].width;
 
 		if (st)
-			seq_printf(m, " %*llu", width, *stat(st, i));
+			seq_printf(m, " %*llu", width, stat_value(st, i));
 		else
 			seq_printf(m, " %*s", width, stats_columns[i].name);
 	}

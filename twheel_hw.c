@@ -143,6 +143,9 @@ static int twheel_dead_state;
 #define CALLOUT_MAGIC		GENMASK(31, 24)
 #define CALLOUT_MAGIC_VALUE	0xc7
 
+/* The owner's fields do not overlap the magic number. */
+static_assert(!((CALLOUT_CPU | CALLOUT_MIGRATING | CALLOUT_TIMEOUT) &
+		CALLOUT_MAGIC));
 /* Every CPU the kernel can have fits the owner's CPU field. */
 static_assert(BIT(CALLOUT_CPU_BITS) >= CONFIG_NR_CPUS);
 /* The tick clock stays below the wheels' limit at any allowed tick. */

@@ -89,7 +89,7 @@ static int __init twheel_params_check(struct twheel_geometry *geo)
 
 static int __init twheel_module_init(void)
 {
-	struct twheel_geometry geo;
+	struct twheel_geometry geo = {};
 	int ret;
 
 	ret = twheel_params_check(&geo);

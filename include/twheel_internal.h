@@ -50,9 +50,9 @@
  * @book_ns: histogram of the ns each hrtimer interrupt spent on the
  *	wheel, callout functions excluded.
  *
- * Every counter before the histograms is a u64 that debugfs sums over the
- * CPUs: a new one needs its field here and its row in twheel_debugfs.c's
- * column table, nothing else.
+ * The counters debugfs shows, and sums over the CPUs, are the u64 fields
+ * that twheel_debugfs.c's column table names: a new one needs its field
+ * here and its row there, nothing else.
  */
 struct twheel_cpu_stats {
 	u64 started;

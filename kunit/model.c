@@ -346,6 +346,7 @@ static u64 model_rand_to(struct model *m)
 {
 	struct model_entry *first = model_first(m);
 	u64 span = m->shape.span, r = model_below(m, 64), next;
+	u64 far = (m->shape.far_spans ?: 16) * span;
 
 	if (r < 40)
 		return m->now + 1;
@@ -357,18 +358,18 @@ static u64 model_rand_to(struct model *m)
 		return m->now + span + model_below(m, 8 * span);
 	if (r < 56 && m->ops->next_work) {
 		next = m->ops->next_work(m);
-		if (next != U64_MAX && next - m->now <= 16 * span)
+		if (next != U64_MAX && next - m->now <= far)
 			return next - (r & 1);
 		return m->now + 1;
 	}
 	if (r < 60) {
-		if (!first || first->due - m->now > 16 * span)
+		if (!first || first->due - m->now > far)
 			return m->now + 1;
 		return first->due - (r & 1);
 	}
 	if (r < 62)
 		return m->now;
-	return m->now + 1 + model_below(m, 2 * span);
+	return m->now + 1 + model_below(m, m->shape.far_spans ? far : 2 * span);
 }
 
 static struct model_entry *model_rand_entry(struct model *m)

@@ -110,6 +110,9 @@ struct model_ops {
  * @span: ticks the structure repeats over, or a scale.
  * @gran: boundaries intervals and due ticks aim near; 0 ends the list.
  * @max_interval: the longest interval the structure takes.
+ * @far_spans: how many spans a random advance may jump at the most, and
+ *	the farthest next work or first expiry it jumps to; 0 for 16 such,
+ *	with the longest blind jump 2 spans.
  * @ttls: if set, the only intervals the run uses (a Lawn's few TTLs).
  * @nttls: how many.
  */
@@ -117,6 +120,7 @@ struct model_shape {
 	u64 span;
 	u64 gran[MODEL_GRAN];
 	u64 max_interval;
+	unsigned int far_spans;
 	const u64 *ttls;
 	unsigned int nttls;
 };

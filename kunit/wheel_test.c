@@ -263,6 +263,8 @@ static void wt_init(struct wt *t, const struct twheel_geometry *geo, u64 now,
 	for (n = 0; n <= geo->levels; n++)
 		shape.gran[n] = t->w.gran[n];
 	shape.span = t->w.gran[geo->levels];
+	/* Long jumps, over many rotations of entries waiting at the top. */
+	shape.far_spans = 64;
 	model_reset(&t->m, &shape, now, nent);
 }
 

@@ -20,10 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 kdir=$1 out=$2
 [ -f "$kdir/Makefile" ] || die "no kernel build directory at $kdir"
 
-mkdir -p "$out"
-(cd "$TWHEEL_TOP" && tar -c --exclude=./build --exclude=./.git \
-	--exclude='*.ko' --exclude='*.o' --exclude='*.cmd' .) |
-	tar -x -C "$out"
+copy_tree "$out"
 
 out=$(realpath "$out")
 log=$out/build.log

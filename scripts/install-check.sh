@@ -22,6 +22,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
+# It changes the machine's own DKMS tree: one check at a time.
+exec 9>/run/lock/twheel-install-check
+flock 9
+
 debian_kernel
 kver=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
 	"$kdir/include/generated/utsrelease.h")
@@ -37,12 +41,9 @@ begin() {
 
 rm -rf "$work"
 mkdir -p "$work"
-# A copy of the tree, built from clean, as a user's checkout would be.
+# A copy of the tree, as a user's checkout would be.
 tree=$work/tree
-mkdir -p "$tree"
-(cd "$TWHEEL_TOP" && tar -c --exclude=./build --exclude=./.git \
-	--exclude='*.ko' --exclude='*.o' --exclude='*.cmd' \
-	--exclude=Module.symvers .) | tar -x -C "$tree"
+copy_tree "$tree"
 
 # 1. make install / uninstall, staged.
 stage=$work/stage
@@ -83,12 +84,16 @@ had_mok=
 cleanup_dkms() {
 	dkms remove "twheel/$version" --all >/dev/null 2>&1 || true
 	rm -rf "/usr/src/twheel-$version"
+	# DKMS runs POST_REMOVE only for an installed module; the kit of one
+	# that was built and not installed goes here (it was not there before).
+	"$tree/scripts/kit.sh" remove "$kver"
 	[ -n "$had_mok" ] || rm -f /var/lib/dkms/mok.key /var/lib/dkms/mok.pub
 }
 trap 'cleanup_dkms; [ -z "$step" ] || note "install check FAILED at step: $step"' EXIT
 
-make -C "$tree/samples" KDIR="$kdir" clean >/dev/null 2>&1
-begin "dkms add $tree"
+begin "dkms add $tree, cleaned"
+make -C "$tree" KDIR="$kdir" clean >/dev/null
+make -C "$tree/samples" KDIR="$kdir" clean >/dev/null
 dkms add "$tree" >"$work/dkms.log" 2>&1 || { cat "$work/dkms.log" >&2; exit 1; }
 begin "dkms build twheel/$version -k $kver"
 dkms build "twheel/$version" -k "$kver" >>"$work/dkms.log" 2>&1 ||

@@ -35,11 +35,21 @@ kernel_src() {
 	pkgver=$(dpkg-query -W -f='${Version}' "linux-source-$version")
 	src=$TWHEEL_CACHE/src/linux-source-$pkgver
 	if [ ! -f "$src/.twheel-unpacked" ]; then
+		# Callers run this in $(...), where set -e does not hold: every
+		# step checks for itself, so a half-unpacked tree is never marked.
 		note "unpacking linux-source-$version $pkgver into $src"
-		rm -rf "$src"
-		mkdir -p "$src"
-		tar -xJf "$tarball" -C "$src" --strip-components=1
-		touch "$src/.twheel-unpacked"
+		rm -rf "$src" && mkdir -p "$src" &&
+			tar -xJf "$tarball" -C "$src" --strip-components=1 &&
+			touch "$src/.twheel-unpacked" ||
+			die "unpacking $tarball into $src failed"
 	fi
 	echo "$src"
+}
+
+# Copy the tree as a checkout has it, without builds or git's files, to $1.
+copy_tree() {
+	mkdir -p "$1" &&
+	(cd "$TWHEEL_TOP" && tar -c --exclude=./build --exclude=./.git \
+		--exclude='*.ko' --exclude='*.o' --exclude='*.cmd' \
+		--exclude=Module.symvers .) | tar -x -C "$1"
 }

@@ -66,15 +66,17 @@ expect lockdep fail 'problem: lockdep report' 600 "$twheel" harness_lockdep harn
 # Each bad parameter is refused, saying why, and nothing else happens (the
 # run's judge fails on any oops or warning besides the refused insmod).
 bad_param() {
-	local name=$1 param=$2 why=$3
+	local name=$1 param=$2 why=$3 extra
 	expect "$name" fail 'insmod twheel failed' 600 "$twheel:$param"
+	# Every problem the judge saw but the refused insmod (and so no case).
+	extra=$(python3 "$here/ktap.py" "$out/$name.console.log" |
+		grep '^problem:' |
+		grep -v -e 'insmod twheel failed' -e 'no KUnit case ran' || true)
 	if ! grep -q "$why" "$out/$name.console.log"; then
 		note "harness self-test $name: FAILED: twheel did not say why it refused $param"
 		failures=$((failures + 1))
-	elif python3 "$here/ktap.py" "$out/$name.console.log" |
-		grep '^problem:' |
-		grep -qv -e 'insmod twheel failed' -e 'no KUnit case ran'; then
-		note "harness self-test $name: FAILED: refusing $param did more than fail the insmod"
+	elif [ -n "$extra" ]; then
+		note "harness self-test $name: FAILED: refusing $param did more than fail the insmod: $extra"
 		failures=$((failures + 1))
 	fi
 }
@@ -96,7 +98,7 @@ checks=$((8 + 3 * $(wc -w <<<"$TWHEEL_KERNELS")))
 
 # The style checks fail on one finding of each kind, in a copy of the tree.
 style_fault() {
-	local name=$1 file=$2 sed=$3 tree=$out/style-$1
+	local name=$1 file=$2 sed=$3 finding=$4 tree=$out/style-$1
 	rm -rf "$tree"
 	mkdir -p "$tree"
 	(cd "$TWHEEL_TOP" && git ls-files -z | xargs -0 cp --parents -t "$tree")
@@ -104,12 +106,18 @@ style_fault() {
 	if "$here/style.sh" "$tree" >"$out/style-$name.report" 2>&1; then
 		note "harness self-test style-$name: FAILED: style.sh passed with $file changed by '$sed'"
 		failures=$((failures + 1))
+	elif ! grep -q "$finding" "$out/style-$name.report"; then
+		note "harness self-test style-$name: FAILED: style.sh failed, but not with /$finding/:"
+		sed 's/^/    /' "$out/style-$name.report" >&2
+		failures=$((failures + 1))
 	else
 		note "harness self-test style-$name: fail as it should, saying: $(grep -m1 -E 'WARNING|ERROR|CHECK|warning' "$out/style-$name.report")"
 	fi
 }
-style_fault checkpatch twheel_main.c 's/^\tint ret;$/\tint ret; /'
-style_fault kernel-doc include/twheel_core.h '/^ \* @pow2:/d'
+style_fault checkpatch twheel_main.c 's/^\tint ret;$/\tint ret; /' \
+	'TRAILING_WHITESPACE'
+style_fault kernel-doc include/twheel_core.h '/^ \* @pow2:/d' \
+	"member 'pow2' not described"
 
 [ $failures -eq 0 ] || die "the harness self-test failed $failures of $checks checks"
 note "harness self-test: all $checks checks behaved"
