@@ -23,15 +23,27 @@
  * average for n entries spread over the wheel.
  *
  * Scheme 7, hierarchical wheels.  Levels 0..m-1 of s[0]..s[m-1] slots; a
- * slot of level n spans g[n] = s[0] * ... * s[n-1] ticks, and the whole
- * hierarchy spans g[m].  Written in the mixed radix of the levels, E and the
- * clock T share their high digits; an entry sits at the highest level whose
- * digit differs, in the slot named by E's digit there.  When the clock
- * enters that slot's span the slot is visited and each entry in it goes
- * down to the level of the first digit that still differs ("migration"),
- * so it reaches level 0 exactly on tick E and fires then, without any loss
- * of precision.  Start is O(m), stop O(1), and an entry migrates at most
- * m - 1 times in its life.
+ * slot of level n spans g[n] = s[0] * ... * s[n-1] ticks.  Written in the
+ * mixed radix of the levels, an entry due on tick E and the clock T share
+ * their high digits, and the paper keeps the entry at the highest level
+ * whose digit differs; when the clock enters that slot's span, every entry
+ * in it moves down ("migration") until it reaches level 0 exactly on tick
+ * E.  Start is O(m), stop O(1), and an entry migrates at most m - 1 times.
+ * But the move is made in one tick for the whole slot: the cascade that
+ * Linux took out of its timer wheel in 2016 by giving up exact expiry.
+ *
+ * twheel keeps exact expiry and bounds the work of a tick instead.  Each
+ * level below the top has 2 * s[n] slots, so that it holds the current
+ * slot of the level above and the next one; an entry is placed at the
+ * lowest level whose window holds it.  The next slot of each level n >= 1
+ * is drained into level n - 1 while the clock crosses the slot before it:
+ * a slot of N entries moves at about N / (g[n] - g[n-1]) entries a tick,
+ * at least %TWHEEL_DRAIN_MIN while any are left, and is empty g[n-1] ticks
+ * before its span begins, so every entry lands in a slot of level n - 1 that
+ * nothing is draining.  No entry is ever placed in a slot being drained:
+ * one due that soon fits a lower level.  The top level is hashed like
+ * Scheme 6: its draining slot may hold entries of later rotations, which
+ * are looked at and left (early visits).
  *
  * Scheme 6 is the one-level case of the same machinery: the top level of
  * every wheel is hashed.  An entry due beyond the top level's current
@@ -41,12 +53,18 @@
  * looked at.
  *
  * The busy-slot bitmap, one bit per slot, is the hardware assist of the
- * paper's Appendix A: the bit is set while the slot's list is not empty.
- * twheel_next_work() finds the next tick on which any busy slot comes round
- * by scanning m bitmaps, and twheel_advance() jumps straight to it, so empty
- * ticks cost nothing and the owner's clock need not run while nothing is
- * due.  The owner is interrupted T/M times in an entry's life of T ticks
- * for Scheme 6 with M slots, and at most m times for Scheme 7.
+ * paper's Appendix A: the bit is set while the slot holds entries.
+ * twheel_next_work() finds the next tick on which any level has work (an
+ * entry due, a slot to start draining, a drain going on) by scanning m
+ * bitmaps, and twheel_advance() jumps straight to it, so empty ticks cost
+ * nothing and the owner's clock need not run while nothing is due.  The
+ * owner is interrupted T/M times in an entry's life of T ticks for Scheme 6
+ * with M slots, and about m times for Scheme 7 while slots are small.
+ *
+ * The work of one tick is bounded by the entries due on it plus each
+ * level's drain rate, and twheel_advance_batch() splits even that into
+ * batches of a budget the owner chooses, so that an owner holding a lock
+ * with interrupts off can drop it between batches.
  *
  * Ranges at a 1 ms tick (g[n+1] ticks is the longest interval level n takes
  * without hashing; longer ones wait at the top level):
@@ -64,10 +82,14 @@
  *
  * (The last row is the paper's example with a 1 s tick.)
  *
- * Entries due on the same tick run in the order they were last armed:
- * every slot list is kept in arrival order, migration walks a list from its
- * head and appends, and all pending entries due on one tick always share one
- * slot.  The order across ticks is that of their expiry ticks.
+ * Entries due on the same tick run in the order they were last armed.  A
+ * new entry is appended to its slot.  A drain takes entries from the tail
+ * of the slot it empties and puts each at the head of its new slot, so a
+ * slot reads: the entries drained into it, in the order they had above,
+ * then those placed in it directly, which are all newer (an entry is placed
+ * at a level only once its window there has opened, and the drains into
+ * it are older).  Level 0 runs a slot from its head.  The order across
+ * ticks is that of their expiry ticks.
  *
  * The paper's timer module, routine by routine, and where each is here
  * (the kernel-doc of each function names its routine on a "Paper:" line):
@@ -80,12 +102,12 @@
  *                             twheel_bsd.c)
  *  STOP TIMER                 twheel_del(); unsetcallout(), untimeout()
  *  PER TICK BOOKKEEPING       twheel_advance(), over every tick the
- *                             clock brings: run_tick(), visit_slot()
+ *                             clock brings: open_tick(), run_tick()
  *  EXPIRY PROCESSING          the &twheel_expire_fn given to
  *                             twheel_advance(); twheel_expire() runs a
  *                             callout's function (twheel_hw.c)
  *  Scheme 6 hash              twheel_slot_index() of the only level
- *  Scheme 7 level, migration  twheel_level(), visit_slot()
+ *  Scheme 7 level, migration  twheel_level(), drain_one()
  *  Appendix A busy bits       &twheel.busy, twheel_next_work()
  *  the hardware clock         one hrtimer per CPU, twheel_tick()
  *                             (twheel_hw.c)
@@ -113,8 +135,12 @@
 /* Clock + interval + span, the furthest visit tick, fits a u64. */
 static_assert(TWHEEL_CLOCK_LIMIT - 1 <= U64_MAX - TWHEEL_MAX_INTERVAL -
 	      TWHEEL_MAX_SPAN);
-/* Every slot number lies below the values of twheel_entry.slot that are not. */
-static_assert((u64)TWHEEL_MAX_LEVELS * TWHEEL_MAX_SLOTS < TWHEEL_SLOT_EXPIRED);
+/*
+ * Every slot number, at up to twice the geometry's slots a level, lies
+ * below the values of twheel_entry.slot that are not slot numbers.
+ */
+static_assert(2ULL * TWHEEL_MAX_LEVELS * TWHEEL_MAX_SLOTS <
+	      TWHEEL_SLOT_EXPIRED);
 
 /* Tick @t in units of level @n's slots: the clock's (or expiry's) prefix. */
 static inline u64 lvl_div(const struct twheel *w, u64 t, unsigned int n)
@@ -122,16 +148,30 @@ static inline u64 lvl_div(const struct twheel *w, u64 t, unsigned int n)
 	return w->pow2 ? t >> w->shift[n] : div64_u64(t, w->gran[n]);
 }
 
-/* The digit of @q, a level-@n prefix, at level @n: its slot number there. */
-static inline unsigned int lvl_digit(const struct twheel *w, u64 q,
-				     unsigned int n)
+/* The slot of level @n, counted from the level's first, of prefix @q. */
+static inline unsigned int lvl_slot(const struct twheel *w, u64 q,
+				    unsigned int n)
 {
 	u32 rem;
 
 	if (w->pow2)
-		return q & (w->geo.slots[n] - 1);
-	div_u64_rem(q, w->geo.slots[n], &rem);
+		return q & (w->size[n] - 1);
+	div_u64_rem(q, w->size[n], &rem);
 	return rem;
+}
+
+/* Slot @i gains an entry ... */
+static inline void slot_get(struct twheel *w, unsigned int i)
+{
+	if (!w->len[i]++)
+		__set_bit(i, w->busy);
+}
+
+/* ... or loses one. */
+static inline void slot_put(struct twheel *w, unsigned int i)
+{
+	if (!--w->len[i])
+		__clear_bit(i, w->busy);
 }
 
 /**
@@ -192,27 +232,29 @@ int twheel_geometry_check(const struct twheel_geometry *geo)
 EXPORT_SYMBOL_IF_KUNIT(twheel_geometry_check);
 
 /**
- * twheel_level() - the level an entry belongs to
+ * twheel_level() - the level an entry is placed at
  * @w: the wheel, for its geometry.
  * @now: the clock.
  * @expires: the entry's tick, not before @now.
  *
- * The highest level at which @expires and @now have different digits, or
- * the top level when they lie in different rotations of the whole
- * hierarchy.  An entry due on @now itself belongs to level 0.
+ * The lowest level whose window holds @expires: level n below the top
+ * holds the ticks of the current and the next slot of level n + 1.  The
+ * top level holds the rest, however far ahead.  An entry due on @now itself
+ * belongs to level 0.
  *
- * Paper: Scheme 7, the wheel (hours, minutes, seconds) a timer goes in.
+ * Paper: Scheme 7, the wheel (hours, minutes, seconds) a timer goes in;
+ * twheel places it lower when the wheel below already has room for it.
  *
  * Return: a level from 0 to @w->geo.levels - 1.
  */
 unsigned int twheel_level(const struct twheel *w, u64 now, u64 expires)
 {
-	unsigned int n;
+	unsigned int n, top = w->geo.levels - 1;
 
-	for (n = w->geo.levels - 1; n > 0; n--)
-		if (lvl_div(w, expires, n) != lvl_div(w, now, n))
+	for (n = 0; n < top; n++)
+		if (lvl_div(w, expires, n + 1) - lvl_div(w, now, n + 1) <= 1)
 			return n;
-	return 0;
+	return top;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_level);
 
@@ -225,24 +267,26 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_level);
  * Paper: Scheme 6's hash of the expiry time (its low-order bits), and
  * Scheme 7's slot within a level.
  *
- * Return: the slot number within @level, from 0 to its slot count - 1.
+ * Return: the slot number within @level, from 0 to @w->size[@level] - 1.
  */
 unsigned int twheel_slot_index(const struct twheel *w, unsigned int level,
 			       u64 expires)
 {
-	return lvl_digit(w, lvl_div(w, expires, level), level);
+	return lvl_slot(w, lvl_div(w, expires, level), level);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_slot_index);
 
 /**
- * twheel_visit_tick() - when the slot holding an entry next comes round
+ * twheel_visit_tick() - when the wheel first looks at a new entry
  * @w: the wheel.
  * @now: the clock.
  * @expires: the entry's tick, after @now.
  *
- * This is the tick on which the wheel next looks at the entry: @expires
- * itself at level 0, the start of the slot's span at a higher level, and a
- * later rotation of the top level when @expires lies beyond this one.
+ * For an entry placed at level 0 this is the tick its slot comes round:
+ * @expires itself in Scheme 7, and in Scheme 6 the first rotation that
+ * reaches the slot.  At a higher level it is the tick the level starts
+ * draining the entry's slot, the start of the span before the slot's own
+ * (for the hashed top level, on the first rotation that reaches it).
  *
  * Return: a tick after @now and not after @expires.
  */
@@ -252,11 +296,27 @@ u64 twheel_visit_tick(const struct twheel *w, u64 now, u64 expires)
 	u64 p = lvl_div(w, now, n), q = lvl_div(w, expires, n);
 	u32 ahead;
 
-	/* The first prefix after p whose digit is q's. */
-	div_u64_rem(q - p - 1, w->geo.slots[n], &ahead);
+	if (!n) {
+		div_u64_rem(q - p - 1, w->size[0], &ahead);
+		return p + 1 + ahead;
+	}
+	/* Placed at level n >= 1, q is at least p + 2. */
+	div_u64_rem(q - p - 2, w->size[n], &ahead);
 	return (p + 1 + ahead) * w->gran[n];
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_visit_tick);
+
+/* No drain is open: each level's next slot at w->now counts as drained. */
+static void reset_drains(struct twheel *w)
+{
+	unsigned int n;
+
+	for (n = 1; n < w->geo.levels; n++) {
+		w->drain_q[n] = lvl_div(w, w->now, n) + 1;
+		w->drain_left[n] = 0;
+		w->quota[n] = 0;
+	}
+}
 
 /**
  * twheel_init() - build an empty wheel
@@ -273,6 +333,7 @@ int twheel_init(struct twheel *w, const struct twheel_geometry *geo, u64 now)
 	struct list_head *slot;
 	unsigned long *busy;
 	unsigned int n, i;
+	u32 *len;
 	int ret;
 
 	ret = twheel_geometry_check(geo);
@@ -286,24 +347,33 @@ int twheel_init(struct twheel *w, const struct twheel_geometry *geo, u64 now)
 	w->gran[0] = 1;
 	for (n = 0; n < geo->levels; n++) {
 		w->first[n] = w->nslots;
-		w->nslots += geo->slots[n];
+		w->size[n] = geo->slots[n];
+		if (n < geo->levels - 1)
+			w->size[n] *= 2;
+		w->nslots += w->size[n];
 		w->gran[n + 1] = w->gran[n] * geo->slots[n];
 		if (!is_power_of_2(geo->slots[n]))
 			w->pow2 = false;
+		INIT_LIST_HEAD(&w->drain[n]);
 	}
 	for (n = 0; w->pow2 && n <= geo->levels; n++)
 		w->shift[n] = ilog2(w->gran[n]);
+	INIT_LIST_HEAD(&w->due);
+	reset_drains(w);
 
 	slot = kvmalloc_array(w->nslots, sizeof(*slot), GFP_KERNEL);
+	len = kvcalloc(w->nslots, sizeof(*len), GFP_KERNEL);
 	busy = bitmap_zalloc(w->nslots, GFP_KERNEL);
-	if (!slot || !busy) {
+	if (!slot || !len || !busy) {
 		kvfree(slot);
+		kvfree(len);
 		bitmap_free(busy);
 		return -ENOMEM;
 	}
 	for (i = 0; i < w->nslots; i++)
 		INIT_LIST_HEAD(&slot[i]);
 	w->slot = slot;
+	w->len = len;
 	w->busy = busy;
 	return 0;
 }
@@ -319,8 +389,10 @@ void twheel_destroy(struct twheel *w)
 {
 	WARN_ON_ONCE(w->count);
 	kvfree(w->slot);
+	kvfree(w->len);
 	bitmap_free(w->busy);
 	w->slot = NULL;
+	w->len = NULL;
 	w->busy = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_destroy);
@@ -333,13 +405,20 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_destroy);
  * An owner whose wheel sleeps while empty calls this before arming it
  * again, so that the first advance does not walk the time it slept: a
  * hashed wheel would visit the new entry's slot once per rotation of it.
+ * A tick left open by twheel_advance_batch() has nothing left to do in an
+ * empty wheel, and is closed.
  */
 void twheel_forward(struct twheel *w, u64 now)
 {
-	if (WARN_ON_ONCE(w->count) || now <= w->now)
+	if (WARN_ON_ONCE(w->count))
+		return;
+	w->open = false;
+	w->park = NULL;
+	if (now <= w->now)
 		return;
 	w->stats.skipped += now - w->now;
 	w->now = now;
+	reset_drains(w);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_forward);
 
@@ -355,14 +434,14 @@ void twheel_entry_init(struct twheel_entry *e)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_entry_init);
 
-/* Put @e, due on e->expires, into the slot it belongs to at w->now. */
+/* Put @e, due on e->expires, at the tail of the slot it belongs to now. */
 static void place(struct twheel *w, struct twheel_entry *e)
 {
 	unsigned int n = twheel_level(w, w->now, e->expires);
 	unsigned int i = w->first[n] + twheel_slot_index(w, n, e->expires);
 
 	list_add_tail(&e->node, &w->slot[i]);
-	__set_bit(i, w->busy);
+	slot_get(w, i);
 	WRITE_ONCE(e->slot, i);
 }
 
@@ -425,7 +504,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_add);
  * @e: the entry.
  *
  * An entry that has come due but not yet been handed to the expiry function
- * (one of several due on the tick being processed) is stopped too.
+ * (one of several due on the tick being processed) is stopped too, as is
+ * one waiting to be drained to a lower level.
  *
  * Paper: STOP TIMER, in O(1).
  *
@@ -438,9 +518,10 @@ bool twheel_del(struct twheel *w, struct twheel_entry *e)
 
 	if (i == TWHEEL_SLOT_IDLE)
 		return false;
+	if (w->park == &e->node)
+		w->park = e->node.prev;
 	list_del_init(&e->node);
-	if (i != TWHEEL_SLOT_EXPIRED && list_empty(&w->slot[i]))
-		__clear_bit(i, w->busy);
+	slot_put(w, i);
 	WRITE_ONCE(e->slot, TWHEEL_SLOT_IDLE);
 	w->count--;
 	return true;
@@ -454,7 +535,7 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_del);
 static unsigned int busy_distance(const struct twheel *w, unsigned int n,
 				  unsigned int from)
 {
-	unsigned int s = w->geo.slots[n];
+	unsigned int s = w->size[n];
 	unsigned int first = w->first[n], end = first + s;
 	unsigned int i;
 
@@ -468,34 +549,45 @@ static unsigned int busy_distance(const struct twheel *w, unsigned int n,
 }
 
 /**
- * twheel_next_work() - the next tick on which a busy slot comes round
+ * twheel_next_work() - the next tick on which the wheel has work
  * @w: the wheel.
  *
- * Advancing the clock to any tick before this one touches no slot, so an
+ * Advancing the clock to any tick before this one touches no entry, so an
  * owner may sleep until then.  It is never later than the earliest pending
- * entry's tick, and earlier when a slot holding only later entries comes
- * round first: a migration of Scheme 7, or an early visit to an entry that
- * lies beyond the top level's current rotation.
+ * entry's tick, and earlier when a level must start or go on draining a
+ * slot, or when a slot holding only later entries comes round (an early
+ * visit of the hashed top level).
  *
  * Paper: Appendix A, the chip that interrupts the host only for a slot
  * marked busy; O(levels) bitmap scans stand in for its hardware.
  *
- * Return: a tick after @w->now, or %U64_MAX if no entry is pending.
+ * Return: a tick after @w->now; @w->now itself if twheel_advance_batch()
+ * left that tick's processing unfinished; %U64_MAX if no entry is pending.
  */
 u64 twheel_next_work(const struct twheel *w)
 {
 	u64 best = U64_MAX;
-	unsigned int n;
+	unsigned int n, d;
 
+	if (w->open)
+		return w->now;
 	if (!w->count)
 		return U64_MAX;
-	for (n = 0; n < w->geo.levels; n++) {
-		u64 p = lvl_div(w, w->now, n);
-		unsigned int d;
 
-		/* Level n's next slot comes round at the start of prefix p + 1. */
-		d = busy_distance(w, n, lvl_digit(w, p + 1, n));
-		if (d < w->geo.slots[n])
+	/* Level 0: the next slot to come round holding entries. */
+	d = busy_distance(w, 0, lvl_slot(w, w->now + 1, 0));
+	if (d < w->size[0])
+		best = w->now + 1 + d;
+
+	/* Higher levels: a drain going on, or the next one to start. */
+	for (n = 1; n < w->geo.levels; n++) {
+		u64 p = lvl_div(w, w->now, n);
+
+		if (!list_empty(&w->drain[n]))
+			return w->now + 1;
+		/* Prefix p + 2 + d is drained from the start of p + 1 + d. */
+		d = busy_distance(w, n, lvl_slot(w, p + 2, n));
+		if (d < w->size[n])
 			best = min(best, (p + 1 + d) * w->gran[n]);
 	}
 	return best;
@@ -506,63 +598,218 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_next_work);
  * twheel_first() - any pending entry, for emptying a wheel
  * @w: the wheel.
  *
- * Return: the first entry of the lowest-numbered busy slot, or %NULL if
- * no entry is pending.  Not the earliest due: see twheel_next_work().
+ * Return: a pending entry, or %NULL if none is.  Not the earliest due: see
+ * twheel_next_work().
  */
 struct twheel_entry *twheel_first(const struct twheel *w)
 {
-	unsigned int i = find_first_bit(w->busy, w->nslots);
+	const struct list_head *head = NULL;
+	unsigned int n, i;
 
-	if (i >= w->nslots)
-		return NULL;
-	return list_first_entry(&w->slot[i], struct twheel_entry, node);
+	for (n = 1; n < w->geo.levels && !head; n++)
+		if (!list_empty(&w->drain[n]))
+			head = &w->drain[n];
+	if (!head && !list_empty(&w->due))
+		head = &w->due;
+	for_each_set_bit(i, w->busy, w->nslots) {
+		if (head)
+			break;
+		if (!list_empty(&w->slot[i]))
+			head = &w->slot[i];
+	}
+	return head ? list_first_entry(head, struct twheel_entry, node) : NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_first);
 
-/*
- * Process the slot of level @n that comes round on tick w->now.  Entries
- * due now go to @expired; the others go back to the slot they belong to,
- * which is a finer level (a migration) or, at the hashed top level, this
- * slot again (an early visit).
- */
-static void visit_slot(struct twheel *w, unsigned int n,
-		       struct list_head *expired)
+/* How many of @left entries to move with @ticks ticks left to do it in. */
+static unsigned long drain_quota(unsigned long left, u64 ticks)
 {
-	unsigned int i = w->first[n] + twheel_slot_index(w, n, w->now);
-	struct twheel_entry *e, *tmp;
-	LIST_HEAD(todo);
+	unsigned long q;
 
-	if (!test_bit(i, w->busy))
-		return;
-	list_splice_init(&w->slot[i], &todo);
-	__clear_bit(i, w->busy);
-
-	list_for_each_entry_safe(e, tmp, &todo, node) {
-		list_del(&e->node);
-		if (e->expires == w->now) {
-			list_add_tail(&e->node, expired);
-			WRITE_ONCE(e->slot, TWHEEL_SLOT_EXPIRED);
-			continue;
-		}
-		if (lvl_div(w, e->expires, n) == lvl_div(w, w->now, n))
-			w->stats.migrated++;
-		else
-			w->stats.early_visits++;
-		place(w, e);
-	}
+	if (ticks <= 1)
+		return ULONG_MAX;
+	q = div64_u64(left + ticks - 1, ticks);
+	return max(q, min_t(unsigned long, left, TWHEEL_DRAIN_MIN));
 }
 
-/* Process tick w->now: coarse levels first, so migrations land in time. */
-static void run_tick(struct twheel *w, struct list_head *expired)
+/*
+ * Start processing tick w->now: take level 0's slot for it to run, and for
+ * every higher level whose next slot has just become next, take that slot
+ * to drain; then set what each level moves on this tick.  A level must have
+ * emptied its next slot g[n-1] ticks before the slot's span begins, so that
+ * what it moves lands in a slot of level n - 1 that is not draining.
+ */
+static void open_tick(struct twheel *w)
+{
+	unsigned int n, i;
+
+	w->stats.ticks++;
+	w->tick_moved = 0;
+	w->open = true;
+	for (n = 1; n < w->geo.levels; n++) {
+		u64 p = lvl_div(w, w->now, n), end;
+
+		w->quota[n] = 0;
+		if (w->drain_q[n] != p + 1) {
+			/* Entries of a slot whose span has begun are lost. */
+			WARN_ON_ONCE(!list_empty(&w->drain[n]));
+			w->drain_q[n] = p + 1;
+			/*
+			 * Only on the first tick of the span: the slot can
+			 * have gained nothing due in it since, only later
+			 * rotations of the top level's.
+			 */
+			i = w->first[n] + lvl_slot(w, p + 1, n);
+			if (w->now == p * w->gran[n]) {
+				list_splice_tail_init(&w->slot[i],
+						      &w->drain[n]);
+				w->drain_left[n] = w->len[i];
+			}
+		}
+		if (list_empty(&w->drain[n]))
+			continue;
+		end = (p + 1) * w->gran[n] - w->gran[n - 1];
+		w->quota[n] = drain_quota(w->drain_left[n],
+					  end > w->now ? end - w->now : 1);
+	}
+	i = w->first[0] + lvl_slot(w, w->now, 0);
+	list_splice_tail_init(&w->slot[i], &w->due);
+}
+
+/*
+ * Move the newest entry of level @n's drain down to level n - 1, to the
+ * head of its slot there, ahead of the newer entries placed in it directly.
+ * An entry of a later rotation of the hashed top level goes back to the
+ * head of its own slot instead, ahead of entries armed since the drain
+ * began.
+ */
+static void drain_one(struct twheel *w, unsigned int n)
+{
+	struct twheel_entry *e;
+	u32 from;
+	unsigned int i;
+
+	e = list_last_entry(&w->drain[n], struct twheel_entry, node);
+	from = e->slot;
+	list_del(&e->node);
+	if (w->drain_left[n])
+		w->drain_left[n]--;
+	w->tick_moved++;
+	if (lvl_div(w, e->expires, n) != w->drain_q[n]) {
+		list_add(&e->node, &w->slot[from]);
+		w->stats.early_visits++;
+		return;
+	}
+	/* Two slots ahead at least: level n - 1 is not draining it. */
+	WARN_ON_ONCE(lvl_div(w, e->expires, n - 1) <
+		     lvl_div(w, w->now, n - 1) + 2);
+	slot_put(w, from);
+	i = w->first[n - 1] + twheel_slot_index(w, n - 1, e->expires);
+	list_add(&e->node, &w->slot[i]);
+	slot_get(w, i);
+	WRITE_ONCE(e->slot, i);
+	w->stats.migrated++;
+}
+
+/*
+ * Go on processing tick w->now, handling at most *@budget entries: run
+ * what is due, then move what each level's quota allows, coarse levels
+ * first.  Returns true once the tick is done.
+ */
+static bool run_tick(struct twheel *w, twheel_expire_fn fn, void *ctx,
+		     unsigned int *budget)
 {
 	unsigned int n;
 
-	w->stats.ticks++;
-	for (n = w->geo.levels - 1; n > 0; n--)
-		if (lvl_div(w, w->now, n) != lvl_div(w, w->now - 1, n))
-			visit_slot(w, n, expired);
-	visit_slot(w, 0, expired);
+	/* @fn may stop other entries of the tick: take one at a time. */
+	while (!list_empty(&w->due)) {
+		struct twheel_entry *e;
+
+		if (!*budget)
+			return false;
+		(*budget)--;
+		e = list_first_entry(&w->due, struct twheel_entry, node);
+		if (e->expires != w->now) {
+			/* Scheme 6: due on a later rotation; back in order. */
+			list_move(&e->node, w->park ?: &w->slot[e->slot]);
+			w->park = &e->node;
+			w->stats.early_visits++;
+			w->tick_moved++;
+			continue;
+		}
+		list_del_init(&e->node);
+		slot_put(w, e->slot);
+		WRITE_ONCE(e->slot, TWHEEL_SLOT_IDLE);
+		w->count--;
+		w->stats.expired++;
+		fn(w, e, ctx);
+	}
+	w->park = NULL;
+
+	for (n = w->geo.levels - 1; n > 0; n--) {
+		while (w->quota[n] && !list_empty(&w->drain[n])) {
+			if (!*budget)
+				return false;
+			(*budget)--;
+			w->quota[n]--;
+			drain_one(w, n);
+		}
+		if (list_empty(&w->drain[n]))
+			w->drain_left[n] = 0;
+	}
+	return true;
 }
+
+/**
+ * twheel_advance_batch() - move the clock forward, a batch of work at a time
+ * @w: the wheel.
+ * @to: the new time.
+ * @fn: called for each entry on its tick, in expiry order.
+ * @ctx: passed to @fn.
+ * @budget: the most entries to handle in this call: entries run, moved
+ *	down a level, or looked at and left.
+ *
+ * As twheel_advance(), but returns once @budget entries have been handled,
+ * in the middle of a tick if need be; the next call goes on from there.
+ * An owner that holds a lock with interrupts off while it advances the
+ * wheel drops it between calls, and so holds it for a bounded time however
+ * much work a tick has.  Between calls entries may be added and deleted as
+ * usual; @w->now is the tick being processed, and an entry armed then runs
+ * on a later tick.
+ *
+ * Paper: PER TICK BOOKKEEPING, in bounded pieces.
+ *
+ * Context: as twheel_advance().
+ * Return: true if work at or before @to remains (twheel_next_work() then
+ * returns @w->now), false once the clock reads @to with nothing left.
+ */
+bool twheel_advance_batch(struct twheel *w, u64 to, twheel_expire_fn fn,
+			  void *ctx, unsigned int budget)
+{
+	for (;;) {
+		u64 next;
+
+		if (w->open) {
+			if (!run_tick(w, fn, ctx, &budget))
+				return true;
+			w->open = false;
+			w->stats.moved_max = max(w->stats.moved_max,
+						 w->tick_moved);
+		}
+		if (w->now >= to)
+			return false;
+		next = twheel_next_work(w);
+		if (next > to) {
+			w->stats.skipped += to - w->now;
+			w->now = to;
+			return false;
+		}
+		w->stats.skipped += next - w->now - 1;
+		w->now = next;
+		open_tick(w);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_advance_batch);
 
 /**
  * twheel_advance() - move the clock forward, expiring what comes due
@@ -585,31 +832,7 @@ static void run_tick(struct twheel *w, struct list_head *expired)
  */
 void twheel_advance(struct twheel *w, u64 to, twheel_expire_fn fn, void *ctx)
 {
-	LIST_HEAD(expired);
-
-	while (w->now < to) {
-		u64 next = twheel_next_work(w);
-
-		if (next > to) {
-			w->stats.skipped += to - w->now;
-			w->now = to;
-			break;
-		}
-		w->stats.skipped += next - w->now - 1;
-		w->now = next;
-		run_tick(w, &expired);
-
-		/* @fn may stop other entries on @expired: take one at a time. */
-		while (!list_empty(&expired)) {
-			struct twheel_entry *e;
-
-			e = list_first_entry(&expired, struct twheel_entry, node);
-			list_del_init(&e->node);
-			WRITE_ONCE(e->slot, TWHEEL_SLOT_IDLE);
-			w->count--;
-			w->stats.expired++;
-			fn(w, e, ctx);
-		}
-	}
+	while (twheel_advance_batch(w, to, fn, ctx, UINT_MAX))
+		;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_advance);

@@ -35,15 +35,19 @@ static struct dentry *twheel_dir;
 
 /*
  * The columns of "stats", in order: each names a u64 counter of &struct
- * twheel_cpu_stats, which the total row sums over the CPUs.
+ * twheel_cpu_stats, which the total row sums over the CPUs; a STAT_MAX
+ * column is a maximum, and the total row shows the largest.
  */
 #define STAT(name, field, width)					\
-	{ name, offsetof(struct twheel_cpu_stats, field), width }
+	{ name, offsetof(struct twheel_cpu_stats, field), width, false }
+#define STAT_MAX(name, field, width)					\
+	{ name, offsetof(struct twheel_cpu_stats, field), width, true }
 
 static const struct stats_column {
 	const char *name;
 	size_t offset;
 	int width;
+	bool is_max;
 } stats_columns[] = {
 	STAT("started", started, 10),
 	STAT("rearmed", rearmed, 10),
@@ -59,6 +63,8 @@ static const struct stats_column {
 	STAT("t_failed", timeout_failures, 10),
 	STAT("pending", outstanding, 10),
 	STAT("peak", peak, 10),
+	STAT_MAX("moved_max", wheel.moved_max, 10),
+	STAT_MAX("work_max", work_max, 10),
 };
 
 /* The counter of column @i in @st. */
@@ -78,12 +84,19 @@ static void stats_add(struct twheel_cpu_stats *sum,
 {
 	unsigned int i, b;
 
-	for (i = 0; i < ARRAY_SIZE(stats_columns); i++)
-		*stat(sum, i) += stat_value(st, i);
+	for (i = 0; i < ARRAY_SIZE(stats_columns); i++) {
+		u64 v = stat_value(st, i);
+
+		if (stats_columns[i].is_max)
+			*stat(sum, i) = max(*stat(sum, i), v);
+		else
+			*stat(sum, i) += v;
+	}
 	for (b = 0; b < TWHEEL_HIST_BUCKETS; b++) {
 		sum->late_ticks[b] += st->late_ticks[b];
 		sum->late_ns[b] += st->late_ns[b];
 		sum->book_ns[b] += st->book_ns[b];
+		sum->work_entries[b] += st->work_entries[b];
 	}
 }
 
@@ -237,6 +250,8 @@ static int latency_show(struct seq_file *m, void *v)
 	hist_show(m, "ns", sum->late_ns);
 	seq_puts(m, "per-interrupt wheel work, callout functions excluded\n");
 	hist_show(m, "ns", sum->book_ns);
+	seq_puts(m, "per-interrupt wheel work: entries run, moved or looked at\n");
+	hist_show(m, "entries", sum->work_entries);
 	kfree(st);
 	return 0;
 }
@@ -254,7 +269,7 @@ static int wheel_show(struct seq_file *m, void *v)
 		for (n = 0; n < geo->levels; n++) {
 			twheel_level_read(cpu, n, &li);
 			seq_printf(m, "%-4u %-6u %8u %10u %10lu %10lu\n", cpu,
-				   n, geo->slots[n], li.busy, li.entries,
+				   n, li.slots, li.busy, li.entries,
 				   li.longest);
 		}
 	}

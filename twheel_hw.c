@@ -333,8 +333,10 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 {
 	struct twheel_base *base = container_of(timer, struct twheel_base,
 						timer);
+	struct twheel_stats *ws = &base->wheel.stats;
 	u64 t0 = local_clock();
-	u64 next;
+	u64 next, done;
+	bool more;
 
 	raw_spin_lock_irq(&base->lock);
 	base->stats.interrupts++;
@@ -342,23 +344,30 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 	base->fn_ns = 0;
 	base->tick_start = ktime_get_ns();
 	base->tick_to = div64_u64(base->tick_start, tick_ns);
-	twheel_advance(&base->wheel, base->tick_to, twheel_expire, base);
+	done = ws->migrated + ws->early_visits + ws->expired;
+	more = twheel_advance_batch(&base->wheel, base->tick_to, twheel_expire,
+				    base, TWHEEL_BATCH);
+	done = ws->migrated + ws->early_visits + ws->expired - done;
 	base->in_tick = false;
 
 	/*
 	 * Restart with hrtimer_start(), not a changed expiry and
 	 * HRTIMER_RESTART: a hardirq may have started the timer again
 	 * between its expiry and the lock above, and the expiry of a queued
-	 * timer must not be changed in place.
+	 * timer must not be changed in place.  With work left over from the
+	 * batch, come back at once: the hrtimer core runs it on its next
+	 * pass, and others may take the lock in between.
 	 */
 	next = twheel_next_work(&base->wheel);
 	if (next == U64_MAX || !base->online) {
 		base->programmed = U64_MAX;
 	} else {
 		base->programmed = next;
-		hrtimer_start(timer, tick_to_ktime(next),
+		hrtimer_start(timer, more ? ktime_get() : tick_to_ktime(next),
 			      HRTIMER_MODE_ABS_PINNED_SOFT);
 	}
+	hist_add(base->stats.work_entries, done);
+	base->stats.work_max = max(base->stats.work_max, done);
 	t0 = local_clock() - t0 - base->fn_ns;
 	hist_add(base->stats.book_ns, t0);
 	base->stats.work_ns += t0;
@@ -731,10 +740,12 @@ out:
  * twheel_level_read() - occupancy of one level of one CPU's wheel
  * @cpu: the CPU.
  * @level: the level.
- * @li: busy slots, the longest list and the entries counted.
+ * @li: its slots, the busy ones, the longest list and the entries.
  *
- * The lock is taken slot by slot, so the figures are a sum of per-slot
- * snapshots, not one snapshot of the level.
+ * The lock is taken for %TWHEEL_BATCH slots' counts at a time, never
+ * for their entries, so the figures are a sum of snapshots, not one
+ * snapshot of the level.  Entries taken out of a slot to be drained or
+ * run count in that slot.
  *
  * Context: process context.
  */
@@ -743,20 +754,23 @@ void twheel_level_read(unsigned int cpu, unsigned int level,
 {
 	struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
 	struct twheel *w = &base->wheel;
-	unsigned int i, end = w->first[level] + w->geo.slots[level];
+	unsigned int i, end = w->first[level] + w->size[level];
 
 	memset(li, 0, sizeof(*li));
-	for (i = w->first[level]; i < end; i++) {
-		unsigned long flags, len = 0;
-		struct list_head *pos;
+	li->slots = w->size[level];
+	for (i = w->first[level]; i < end; ) {
+		unsigned int stop = min(end, i + TWHEEL_BATCH);
+		unsigned long flags;
 
 		raw_spin_lock_irqsave(&base->lock, flags);
-		list_for_each(pos, &w->slot[i])
-			len++;
+		for (; i < stop; i++) {
+			unsigned long len = w->len[i];
+
+			li->busy += len != 0;
+			li->longest = max(li->longest, len);
+			li->entries += len;
+		}
 		raw_spin_unlock_irqrestore(&base->lock, flags);
-		li->busy += len != 0;
-		li->longest = max(li->longest, len);
-		li->entries += len;
 		cond_resched();
 	}
 }
@@ -790,31 +804,42 @@ static int twheel_cpu_offline(unsigned int cpu)
 
 /*
  * ... and once it is dead, whatever is pending on it moves to the CPU
- * running this callback, keeping its expiry tick.
+ * running this callback, keeping its expiry tick, a batch at a time.
+ * The dead CPU's wheel does not tick, and a callout on it may still be
+ * armed or cancelled between batches: its base lock is what counts.
  */
 static int twheel_cpu_dead(unsigned int cpu)
 {
 	struct twheel_base *old = per_cpu_ptr(twheel_bases, cpu);
-	struct twheel_base *new;
-	struct twheel_entry *e;
+	bool done;
 
-	local_irq_disable();
-	new = this_cpu_ptr(twheel_bases);
-	raw_spin_lock(&new->lock);
-	raw_spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
-	wake_idle_wheel(new, current_tick());
-	while ((e = twheel_first(&old->wheel))) {
-		u64 expires = e->expires;
+	do {
+		struct twheel_base *new;
+		struct twheel_entry *e;
+		unsigned int moved = 0;
 
-		twheel_del(&old->wheel, e);
-		WRITE_ONCE(e->owner, owner_on(e->owner, new->cpu));
-		WARN_ON_ONCE(twheel_add_at(&new->wheel, e, expires) < 0);
-	}
-	new->stats.peak = max_t(u64, new->stats.peak, new->wheel.count);
-	raw_spin_unlock(&old->lock);
-	arm_tick(new, twheel_next_work(&new->wheel));
-	raw_spin_unlock(&new->lock);
-	local_irq_enable();
+		local_irq_disable();
+		new = this_cpu_ptr(twheel_bases);
+		raw_spin_lock(&new->lock);
+		raw_spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
+		wake_idle_wheel(new, current_tick());
+		while (moved++ < TWHEEL_BATCH &&
+		       (e = twheel_first(&old->wheel))) {
+			u64 expires = e->expires;
+
+			twheel_del(&old->wheel, e);
+			WRITE_ONCE(e->owner, owner_on(e->owner, new->cpu));
+			WARN_ON_ONCE(twheel_add_at(&new->wheel, e, expires) < 0);
+		}
+		done = !old->wheel.count;
+		new->stats.peak = max_t(u64, new->stats.peak,
+					new->wheel.count);
+		raw_spin_unlock(&old->lock);
+		arm_tick(new, twheel_next_work(&new->wheel));
+		raw_spin_unlock(&new->lock);
+		local_irq_enable();
+		cond_resched();
+	} while (!done);
 	return 0;
 }
 
@@ -934,6 +959,7 @@ void twheel_engine_exit(void)
 			twheel_del(&base->wheel, e);
 			pr_warn("twheel: unloading with %ps still pending\n",
 				c->func);
+			cond_resched();
 		}
 		twheel_destroy(&base->wheel);
 	}

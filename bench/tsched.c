@@ -309,6 +309,21 @@ static bool del_keeping(struct tsched *s, struct tsched_entry *e,
 }
 
 /**
+ * tsched_due() - is the entry due on the tick being processed?
+ * @s: the structure.
+ * @e: the entry.
+ *
+ * Return: true if @e is pending, due on the tick being processed and not
+ * yet handed to the expiry function.
+ */
+bool tsched_due(const struct tsched *s, const struct tsched_entry *e)
+{
+	if (wheel_scheme(s))
+		return twheel_entry_due(&s->wheel, &e->w);
+	return e->w.slot == TWHEEL_SLOT_EXPIRED;
+}
+
+/**
  * tsched_del() - stop an entry
  * @s: the structure.
  * @e: the entry.

@@ -65,7 +65,7 @@ struct tsched_queue;
  *	@w.node for their lists, @w.expires for the due tick and @w.slot for
  *	the state: %TWHEEL_SLOT_IDLE, %TWHEEL_SLOT_EXPIRED (due on the tick
  *	being processed, not handed over yet), or any other value while
- *	pending.
+ *	pending.  tsched_due() reads that state for every scheme.
  * @rb: Scheme 3's tree node.
  * @seq: when the entry was last armed, in a count kept by the structure:
  *	orders the entries due on one tick (Schemes 2, 3, 5 and the Lawn).
@@ -154,5 +154,7 @@ static inline bool tsched_pending(const struct tsched_entry *e)
 {
 	return twheel_entry_pending(&e->w);
 }
+
+bool tsched_due(const struct tsched *s, const struct tsched_entry *e);
 
 #endif /* _TSCHED_H */

@@ -16,8 +16,14 @@
 #include "twheel_entry.h"
 
 #define TWHEEL_MAX_LEVELS	8
-#define TWHEEL_MAX_SLOTS	65536	/* per level */
+#define TWHEEL_MAX_SLOTS	65536	/* per level of the geometry */
 #define TWHEEL_MIN_SLOTS	2
+
+/*
+ * The fewest entries a level moves on a tick while it drains a slot, when
+ * that many are left: a slot of a few entries is emptied in one tick.
+ */
+#define TWHEEL_DRAIN_MIN	64
 
 /*
  * The wheel's limits in ticks, each from the one before, so that no sum the
@@ -68,6 +74,8 @@ struct twheel_geometry {
  *	paper's "decrement the high-order bits" of Scheme 6, and the top level
  *	of Scheme 7 for intervals beyond its range).
  * @expired: entries handed to the expiry function.
+ * @moved_max: the most entries moved (migrations and early visits) while
+ *	processing one tick.
  */
 struct twheel_stats {
 	u64 ticks;
@@ -75,36 +83,65 @@ struct twheel_stats {
 	u64 migrated;
 	u64 early_visits;
 	u64 expired;
+	u64 moved_max;
 };
 
 /**
  * struct twheel - a timing wheel of either scheme
  * @geo: the geometry it was created with.
- * @now: the last tick processed; entries due on or before it have run.
- * @count: entries pending in slots.
+ * @now: the last tick processed, or being processed while @open; entries
+ *	due before it have run.
+ * @open: the processing of tick @now is not finished: twheel_advance_batch()
+ *	ran out of budget, and the next call goes on with it.
+ * @count: entries pending.
  * @nslots: slots in all levels together.
  * @first: index in @slot of each level's first slot.
+ * @size: slots of each level: twice the geometry's count below the top
+ *	level of Scheme 7, so that a level holds its parent's current slot
+ *	and the next one; the geometry's count at the top.
  * @gran: ticks per slot of each level; @gran[@geo.levels] is the span of
- *	the whole hierarchy, the tick count after which the top level wraps.
+ *	the whole hierarchy as the geometry gives it.
  * @shift: log2(@gran[n]) for each n when @pow2, so that divisions become
  *	shifts.
  * @pow2: every level's slot count, and so every @gran, is a power of two.
  * @slot: the slot lists, level 0 first.
- * @busy: one bit per slot, set while its list is not empty: the paper's
+ * @len: entries of each slot, counting those taken out of its list for
+ *	processing (@drain, @due) that have not left it yet.
+ * @busy: one bit per slot, set while its @len is not zero: the paper's
  *	Appendix A "busy" marks, which let the wheel skip empty slots.
+ * @drain: of each level from 1 up, the entries of its next slot not yet
+ *	moved down; their &twheel_entry.slot still names that slot.
+ * @drain_q: of each level from 1 up, the prefix (@now / @gran[n] + 1 when
+ *	it was taken) of the slot last taken into @drain.
+ * @drain_left: of each level, at least how many entries @drain holds.
+ * @quota: of each level, the entries it still moves on tick @now.
+ * @due: the entries of level 0's slot for tick @now not yet processed.
+ * @park: while @due is processed, the last entry put back in its slot
+ *	(Scheme 6: not due on this rotation); %NULL when none is.
+ * @tick_moved: entries moved on tick @now so far.
  * @stats: see &struct twheel_stats.
  */
 struct twheel {
 	struct twheel_geometry geo;
 	u64 now;
+	bool open;
 	unsigned long count;
 	unsigned int nslots;
 	unsigned int first[TWHEEL_MAX_LEVELS];
+	unsigned int size[TWHEEL_MAX_LEVELS];
 	u64 gran[TWHEEL_MAX_LEVELS + 1];
 	u8 shift[TWHEEL_MAX_LEVELS + 1];
 	bool pow2;
 	struct list_head *slot;
+	u32 *len;
 	unsigned long *busy;
+	struct list_head drain[TWHEEL_MAX_LEVELS];
+	u64 drain_q[TWHEEL_MAX_LEVELS];
+	unsigned long drain_left[TWHEEL_MAX_LEVELS];
+	unsigned long quota[TWHEEL_MAX_LEVELS];
+	struct list_head due;
+	struct list_head *park;
+	u64 tick_moved;
 	struct twheel_stats stats;
 };
 
@@ -137,6 +174,8 @@ int twheel_add_at(struct twheel *w, struct twheel_entry *e, u64 expires);
 bool twheel_del(struct twheel *w, struct twheel_entry *e);
 u64 twheel_next_work(const struct twheel *w);
 struct twheel_entry *twheel_first(const struct twheel *w);
+bool twheel_advance_batch(struct twheel *w, u64 to, twheel_expire_fn fn,
+			  void *ctx, unsigned int budget);
 void twheel_advance(struct twheel *w, u64 to, twheel_expire_fn fn, void *ctx);
 
 /**
@@ -149,6 +188,24 @@ void twheel_advance(struct twheel *w, u64 to, twheel_expire_fn fn, void *ctx);
 static inline bool twheel_entry_pending(const struct twheel_entry *e)
 {
 	return READ_ONCE(e->slot) != TWHEEL_SLOT_IDLE;
+}
+
+/**
+ * twheel_entry_due() - is the entry due on the tick being processed?
+ * @w: the wheel.
+ * @e: the entry.
+ *
+ * Such an entry has not been handed to the expiry function yet; others due
+ * on the same tick may have been.  Between calls of twheel_advance_batch()
+ * that left the tick unfinished, and while the expiry function runs.
+ *
+ * Return: true if @e is pending and due on @w->now, whose processing is
+ * under way.
+ */
+static inline bool twheel_entry_due(const struct twheel *w,
+				    const struct twheel_entry *e)
+{
+	return w->open && twheel_entry_pending(e) && e->expires == w->now;
 }
 
 #endif /* _TWHEEL_CORE_H */

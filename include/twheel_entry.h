@@ -15,13 +15,15 @@
 
 /**
  * struct twheel_entry - one timer in a wheel
- * @node: link in a slot's list, or in the list of entries due on the
- *	tick being processed.
+ * @node: link in a slot's list, or in one of the lists a wheel takes a
+ *	slot's entries into while it drains or runs that slot.
  * @expires: the absolute tick the entry is due on.  This is what the paper
  *	keeps in an entry's high-order bits: the slot gives the low-order part,
  *	and the wheel compares @expires with the time when the slot comes round.
- * @slot: index of the slot whose list holds the entry, or
- *	%TWHEEL_SLOT_IDLE, or %TWHEEL_SLOT_EXPIRED.
+ * @slot: index of the slot the entry is in, or %TWHEEL_SLOT_IDLE.  The
+ *	wheels leave it unchanged while the entry waits on a list taken out
+ *	of that slot.  %TWHEEL_SLOT_EXPIRED is for other structures built on
+ *	the entry (the benchmark's schemes): the wheels do not use it.
  * @owner: not used by the wheel; its owner's to use (it fills what would
  *	otherwise be padding).
  *

@@ -25,6 +25,12 @@
 #define TWHEEL_MAX_TICK_NS	1000000000	/* 1 s */
 #define TWHEEL_DEFAULT_TICK_NS	1000000		/* 1 ms */
 
+/*
+ * The most entries the tick handles (runs, moves or looks at) with the
+ * base lock held and interrupts off; other bounded walks use it too.
+ */
+#define TWHEEL_BATCH		256
+
 /* Histogram buckets: bucket b counts values v with fls64(v) == b. */
 #define TWHEEL_HIST_BUCKETS	40
 
@@ -49,6 +55,9 @@
  *	its tick's processing.
  * @book_ns: histogram of the ns each hrtimer interrupt spent on the
  *	wheel, callout functions excluded.
+ * @work_entries: histogram of the entries each hrtimer interrupt handled:
+ *	run, moved down a level, or looked at and left.
+ * @work_max: the most entries one hrtimer interrupt handled.
  *
  * The counters debugfs shows, and sums over the CPUs, are the u64 fields
  * that twheel_debugfs.c's column table names: a new one needs its field
@@ -69,6 +78,8 @@ struct twheel_cpu_stats {
 	u64 late_ticks[TWHEEL_HIST_BUCKETS];
 	u64 late_ns[TWHEEL_HIST_BUCKETS];
 	u64 book_ns[TWHEEL_HIST_BUCKETS];
+	u64 work_entries[TWHEEL_HIST_BUCKETS];
+	u64 work_max;
 };
 
 /* One pending callout, as debugfs lists it. */
@@ -80,6 +91,7 @@ struct twheel_callout_info {
 
 /* One level of one CPU's wheel, as debugfs summarises it. */
 struct twheel_level_info {
+	unsigned int slots;
 	unsigned int busy;
 	unsigned long longest;
 	unsigned long entries;

@@ -49,37 +49,7 @@ static void twheel_geometry_check_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twheel_geometry_check(&c->geo), c->ret);
 }
 
-/*
- * The reference: digits of @t in the radix of @geo's levels, finest first;
- * the top digit is the whole quotient, so that it also tells rotations of
- * the hierarchy apart.
- */
-static void digits(const struct twheel_geometry *geo, u64 t, u64 *d)
-{
-	unsigned int n;
-
-	for (n = 0; n + 1 < geo->levels; n++) {
-		d[n] = t % geo->slots[n];
-		t /= geo->slots[n];
-	}
-	d[n] = t;
-}
-
-/* The level the paper puts an entry in: its highest differing digit. */
-static unsigned int ref_level(const struct twheel_geometry *geo, u64 now,
-			      u64 expires)
-{
-	u64 dn[TWHEEL_MAX_LEVELS], de[TWHEEL_MAX_LEVELS];
-	unsigned int n;
-
-	digits(geo, now, dn);
-	digits(geo, expires, de);
-	for (n = geo->levels - 1; n > 0; n--)
-		if (dn[n] != de[n])
-			return n;
-	return 0;
-}
-
+/* The reference, written from the definitions with plain division. */
 static u64 ref_gran(const struct twheel_geometry *geo, unsigned int level)
 {
 	u64 g = 1;
@@ -90,17 +60,46 @@ static u64 ref_gran(const struct twheel_geometry *geo, unsigned int level)
 	return g;
 }
 
+/* Slots of a level: twice the geometry's below the top of Scheme 7. */
+static u64 ref_size(const struct twheel_geometry *geo, unsigned int level)
+{
+	return geo->slots[level] * (level + 1 < geo->levels ? 2 : 1);
+}
+
 /*
- * The next tick after @now on which the slot of @expires at @level comes
- * round, found by walking the level's slot boundaries one at a time.
+ * The level twheel puts an entry in: the lowest one whose slots, counted
+ * from the start of the clock's slot of the level above, reach @expires;
+ * the top level if none does.
+ */
+static unsigned int ref_level(const struct twheel_geometry *geo, u64 now,
+			      u64 expires)
+{
+	unsigned int n;
+
+	for (n = 0; n + 1 < geo->levels; n++) {
+		u64 above = ref_gran(geo, n + 1);
+
+		if (expires < (now / above) * above + ref_size(geo, n) *
+			      ref_gran(geo, n))
+			return n;
+	}
+	return n;
+}
+
+/*
+ * The tick after @now on which the wheel first looks at an entry of
+ * @expires at @level, found by walking the level's slot boundaries one at
+ * a time: at level 0 the tick its slot comes round, above it the start of
+ * the slot before the entry's (when that slot begins to drain).
  */
 static u64 ref_visit(const struct twheel_geometry *geo, unsigned int level,
 		     u64 now, u64 expires)
 {
-	u64 g = ref_gran(geo, level), s = geo->slots[level];
+	u64 g = ref_gran(geo, level), s = ref_size(geo, level);
 	u64 t = (now / g + 1) * g;
+	u64 ahead = level ? 1 : 0;
 
-	while ((t / g) % s != (expires / g) % s)
+	while ((t / g + ahead) % s != (expires / g) % s)
 		t += g;
 	return t;
 }
@@ -151,7 +150,7 @@ static void twheel_level_sweep(struct kunit *test)
 			KUNIT_ASSERT_EQ_MSG(test,
 					    twheel_slot_index(w, lvl, e),
 					    (unsigned int)((e / g) %
-							   geo->slots[lvl]),
+							   ref_size(geo, lvl)),
 					    "now %llu expires %llu", now, e);
 			KUNIT_ASSERT_EQ_MSG(test,
 					    twheel_visit_tick(w, now, e), visit,
@@ -164,7 +163,10 @@ static void twheel_level_sweep(struct kunit *test)
 	twheel_destroy(w);
 }
 
-/* A level-0 entry is visited on its own tick, however the wheel is built. */
+/*
+ * A level-0 entry is visited on its own tick; one higher up from the start
+ * of the slot before its own.
+ */
 static void twheel_visit_tick_level0_is_expiry(struct kunit *test)
 {
 	static const struct twheel_geometry geo = TWHEEL_GEOMETRY7(3, 16, 16, 16);
@@ -176,11 +178,15 @@ static void twheel_visit_tick_level0_is_expiry(struct kunit *test)
 	/* 1000 = 3*256 + 14*16 + 8: 1001..1007 share every higher digit. */
 	KUNIT_EXPECT_EQ(test, twheel_level(w, 1000, 1007), 0U);
 	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 1000, 1007), 1007ULL);
-	/* 1008 starts a new level-1 slot: the entry waits at level 1. */
-	KUNIT_EXPECT_EQ(test, twheel_level(w, 1000, 1008), 1U);
-	/* 1024 = 4*256 starts a new level-2 slot. */
-	KUNIT_EXPECT_EQ(test, twheel_level(w, 1000, 1024), 2U);
-	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 1000, 1030), 1024ULL);
+	/* 1008 starts the next level-1 slot, which level 0 holds too. */
+	KUNIT_EXPECT_EQ(test, twheel_level(w, 1000, 1008), 0U);
+	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 1000, 1023), 1023ULL);
+	/* 1024 is two level-1 slots on: level 1, drained from 1008. */
+	KUNIT_EXPECT_EQ(test, twheel_level(w, 1000, 1024), 1U);
+	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 1000, 1030), 1008ULL);
+	/* 1300 is in level-2 slot 5, two on: level 2, drained from 1024. */
+	KUNIT_EXPECT_EQ(test, twheel_level(w, 1000, 1300), 2U);
+	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 1000, 1300), 1024ULL);
 	twheel_destroy(w);
 }
 
@@ -191,9 +197,11 @@ static void twheel_visit_tick_level0_is_expiry(struct kunit *test)
 
 /*
  * The paper's Fig. 7 and 8: seconds, minutes, hours and days wheels; at
- * 11 d 10 h 24 min 30 s a timer of 50 min 45 s is set.  It goes into the
- * hour wheel one slot ahead, moves to minute slot 15 at 11 h, to second
- * slot 15 at 11 h 15 min, and is due at 11 d 11 h 15 min 15 s.
+ * 11 d 10 h 24 min 30 s a timer of 50 min 45 s is set, due at 11 d 11 h
+ * 15 min 15 s.  The paper puts it in hour slot 11.  twheel's minute wheel
+ * has 120 slots, this hour's and the next's, so it goes to slot 75 there
+ * (minute 15 of the next hour); that slot is drained from 11 d 11 h 14 min,
+ * into slot 75 of the second wheel (second 15 of the next minute).
  */
 static void twheel_level_paper_example(struct kunit *test)
 {
@@ -207,21 +215,15 @@ static void twheel_level_paper_example(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, twheel_init(w, &geo, now), 0);
 	KUNIT_EXPECT_EQ(test, e, 11 * T_DAY + 11 * T_HOUR + 15 * T_MIN + 15 * T_SEC);
 
-	/* Hour wheel, slot 11 (one ahead of 10), looked at on 11 d 11 h. */
-	KUNIT_EXPECT_EQ(test, twheel_level(w, now, e), 2U);
-	KUNIT_EXPECT_EQ(test, twheel_slot_index(w, 2, e), 11U);
-	now = twheel_visit_tick(w, now, e);
-	KUNIT_EXPECT_EQ(test, now, 11 * T_DAY + 11 * T_HOUR);
-
-	/* Minute wheel, slot 15, looked at on 11 d 11 h 15 min. */
+	/* Minute wheel, slot 75, looked at on 11 d 11 h 14 min. */
 	KUNIT_EXPECT_EQ(test, twheel_level(w, now, e), 1U);
-	KUNIT_EXPECT_EQ(test, twheel_slot_index(w, 1, e), 15U);
+	KUNIT_EXPECT_EQ(test, twheel_slot_index(w, 1, e), 75U);
 	now = twheel_visit_tick(w, now, e);
-	KUNIT_EXPECT_EQ(test, now, 11 * T_DAY + 11 * T_HOUR + 15 * T_MIN);
+	KUNIT_EXPECT_EQ(test, now, 11 * T_DAY + 11 * T_HOUR + 14 * T_MIN);
 
-	/* Second wheel, slot 15: due. */
+	/* Second wheel, slot 75: due. */
 	KUNIT_EXPECT_EQ(test, twheel_level(w, now, e), 0U);
-	KUNIT_EXPECT_EQ(test, twheel_slot_index(w, 0, e), 15U);
+	KUNIT_EXPECT_EQ(test, twheel_slot_index(w, 0, e), 75U);
 	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, now, e), e);
 	twheel_destroy(w);
 }
@@ -251,13 +253,16 @@ static void twheel_visit_tick_beyond_span(struct kunit *test)
 	twheel_destroy(w);
 
 	KUNIT_ASSERT_EQ(test, twheel_init(w, &geo7, 0), 0);
-	/* 1000 = 3*256 + 232: top digit 232 / 16 = 14 comes round at 224. */
+	/*
+	 * 1000 = 62 * 16 + 8: top digit 62 % 16 = 14, drained from the slot
+	 * before it: 208, 464, 720, and in its own rotation on 976, when it
+	 * goes down to level 0.
+	 */
 	KUNIT_EXPECT_EQ(test, twheel_level(w, 0, 1000), 1U);
-	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 0, 1000), 224ULL);
-	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 224, 1000), 480ULL);
-	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 736, 1000), 992ULL);
-	/* In its own rotation it goes down to level 0 on 992. */
-	KUNIT_EXPECT_EQ(test, twheel_level(w, 992, 1000), 0U);
+	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 0, 1000), 208ULL);
+	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 208, 1000), 464ULL);
+	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 720, 1000), 976ULL);
+	KUNIT_EXPECT_EQ(test, twheel_level(w, 976, 1000), 0U);
 	twheel_destroy(w);
 }
 

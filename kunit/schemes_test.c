@@ -123,7 +123,7 @@ static void st_view(struct model *m, const struct model_entry *x,
 	const struct tsched_entry *e = st_e(x);
 
 	v->pending = tsched_pending(e);
-	v->expired = e->w.slot == TWHEEL_SLOT_EXPIRED;
+	v->expired = tsched_due(&to_st(m)->s, e);
 	v->expires = e->w.expires;
 	v->slot = e->w.slot;
 }

@@ -18,6 +18,7 @@
 #include <linux/bitmap.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/sched.h>
@@ -58,12 +59,28 @@ static struct twheel_entry *wt_e(const struct model_entry *x)
 	return &container_of(x, struct wt_entry, m)->e;
 }
 
-/* The slot an entry due on @due sits in at the model's clock. */
+/* The slot an entry due on @due is placed in at the model's clock. */
 static u32 wt_slot(struct wt *t, u64 due)
 {
 	unsigned int n = twheel_level(&t->w, t->m.now, due);
 
 	return t->w.first[n] + twheel_slot_index(&t->w, n, due);
+}
+
+/*
+ * The slot of the level above an entry's that is being drained into its
+ * level, if the entry's tick is one it holds; U32_MAX if none is.  Such an
+ * entry may still be waiting in it.
+ */
+static u32 wt_drain_slot(struct wt *t, u64 due)
+{
+	const struct twheel *w = &t->w;
+	unsigned int n = twheel_level(w, t->m.now, due) + 1;
+
+	if (n >= w->geo.levels || list_empty(&w->drain[n]) ||
+	    div64_u64(due, w->gran[n]) != w->drain_q[n])
+		return U32_MAX;
+	return w->first[n] + twheel_slot_index(w, n, due);
 }
 
 static void wt_entry_init(struct model *m, struct model_entry *x)
@@ -123,7 +140,7 @@ static void wt_view(struct model *m, const struct model_entry *x,
 	const struct twheel_entry *e = wt_e(x);
 
 	v->pending = twheel_entry_pending(e);
-	v->expired = e->slot == TWHEEL_SLOT_EXPIRED;
+	v->expired = twheel_entry_due(&to_wt(m)->w, e);
 	v->expires = e->expires;
 	v->slot = e->slot;
 }
@@ -131,19 +148,33 @@ static void wt_view(struct model *m, const struct model_entry *x,
 /*
  * An idle entry is on no list; a pending one not due on the tick being
  * processed is in the slot twheel_level() and twheel_slot_index() name for
- * its tick at the model's clock.
+ * its tick at the model's clock, or still waits in the slot above that is
+ * draining into it.
  */
 static bool wt_check_entry(struct model *m, const struct model_entry *x)
 {
 	const struct twheel_entry *e = wt_e(x);
+	struct wt *t = to_wt(m);
 
 	if (!x->pending)
 		return model_check(m, x, list_empty(&e->node),
 				   "idle entry still on a list");
 	if (x->due == m->now)
 		return true;
-	return model_check(m, x, e->slot == wt_slot(to_wt(m), x->due),
+	return model_check(m, x, e->slot == wt_slot(t, x->due) ||
+			   e->slot == wt_drain_slot(t, x->due),
 			   "pending entry not in its slot");
+}
+
+/* Some level has a drain going on. */
+static bool wt_draining(const struct twheel *w)
+{
+	unsigned int n;
+
+	for (n = 1; n < w->geo.levels; n++)
+		if (!list_empty(&w->drain[n]))
+			return true;
+	return false;
 }
 
 /* The first slot whose busy bit is not what the model expects, or nslots. */
@@ -161,9 +192,10 @@ static unsigned int wt_busy_mismatch(const struct wt *t)
 
 /*
  * The busy bits are set for the slots of pending entries, and no others;
- * twheel_next_work() is the earliest twheel_visit_tick() of the pending
- * entries (U64_MAX for none), not after the earliest expiry, and for
- * Scheme 6 equal to it when every entry is due within one rotation.
+ * twheel_next_work() is the next tick while a level drains, and otherwise
+ * the earliest twheel_visit_tick() of the pending entries (U64_MAX for
+ * none); never after the earliest expiry, and for Scheme 6 equal to it
+ * when every entry is due within one rotation.
  */
 static void wt_verify(struct model *m)
 {
@@ -179,7 +211,7 @@ static void wt_verify(struct model *m)
 		x = model_ent(m, i);
 		if (!x->pending)
 			continue;
-		__set_bit(wt_slot(t, x->due), t->busy);
+		__set_bit(wt_e(x)->slot, t->busy);
 		visit = min(visit, twheel_visit_tick(w, m->now, x->due));
 		first = min(first, x->due);
 		if (x->due - m->now > w->geo.slots[0])
@@ -187,6 +219,8 @@ static void wt_verify(struct model *m)
 	}
 	KUNIT_ASSERT_EQ_MSG(m->test, wt_busy_mismatch(t), w->nslots,
 			    MODEL_AT " busy bit wrong", m->seed, m->op, m->now);
+	if (wt_draining(w))
+		visit = m->now + 1;
 	next = twheel_next_work(w);
 	KUNIT_ASSERT_EQ_MSG(m->test, next, visit, MODEL_AT " next work",
 			    m->seed, m->op, m->now);
@@ -554,19 +588,21 @@ static void twheel_del_every_state(struct kunit *test)
 
 	/*
 	 * Pending in each level: every digit of the clock is 0, so an entry
-	 * gran[n] ticks on differs from it at level n alone.  Then one beyond
-	 * the rotation, at the top level.
+	 * 2 * gran[n] ticks on lies two slots ahead at level n, beyond the
+	 * window of level n - 1, and within the current slot of level n + 1.
+	 * Then one beyond the rotation, at the top level.
 	 */
 	wt_init(t, geo, start, geo->levels + 3);
 	for (n = 0; n < geo->levels; n++) {
+		u64 ahead = n ? 2 * w->gran[n] : 1;
+
 		x = model_ent(m, n);
-		KUNIT_ASSERT_EQ(test,
-				twheel_level(w, start, start + w->gran[n]), n);
-		model_arm(m, x, w->gran[n]);
+		KUNIT_ASSERT_EQ(test, twheel_level(w, start, start + ahead), n);
+		model_arm(m, x, ahead);
 		KUNIT_EXPECT_GE_MSG(test, wt_e(x)->slot, w->first[n],
 				    "level %u", n);
 		KUNIT_EXPECT_LT_MSG(test, wt_e(x)->slot,
-				    w->first[n] + geo->slots[n], "level %u", n);
+				    w->first[n] + w->size[n], "level %u", n);
 	}
 	x = model_ent(m, geo->levels);
 	model_arm(m, x, 2 * span + 1);
@@ -608,38 +644,42 @@ static void twheel_advance_rearm_from_expiry(struct kunit *test)
 #define T_HOUR	(60 * T_MIN)
 #define T_DAY	(24 * T_HOUR)
 
-/* Where the paper's timer sits on @tick, and how many moves it has made. */
+/*
+ * Where the paper's timer sits on @tick, and how many moves it has made.
+ * Levels below the top have twice the geometry's slots: the minute wheel's
+ * slot 75 is minute 15 of the next hour, the second wheel's slot 75 second
+ * 15 of the next minute.
+ */
 static void paper_where(const struct twheel *w, u64 tick, u32 *slot,
 			u64 *migrated)
 {
-	u64 hour = 11 * T_DAY + 11 * T_HOUR, minute = hour + 15 * T_MIN;
+	u64 drain = 11 * T_DAY + 11 * T_HOUR + 14 * T_MIN;
 
-	if (tick < hour) {
-		*slot = w->first[2] + 11;	/* hours */
+	if (tick < drain) {
+		*slot = w->first[1] + 75;	/* minutes */
 		*migrated = 0;
-	} else if (tick < minute) {
-		*slot = w->first[1] + 15;	/* minutes */
-		*migrated = 1;
 	} else {
-		*slot = w->first[0] + 15;	/* seconds */
-		*migrated = 2;
+		*slot = w->first[0] + 75;	/* seconds */
+		*migrated = 1;
 	}
 }
 
 /*
  * The paper's Fig. 7 and 8 through a real wheel: seconds, minutes, hours
- * and days; at 11 d 10 h 24 min 30 s a timer of 50 min 45 s is set.  It
- * waits in hour slot 11, moves to minute slot 15 at 11 d 11 h, to second
- * slot 15 at 11 d 11 h 15 min, and fires at 11 d 11 h 15 min 15 s, not a
- * tick before.  First with the clock jumping from stage to stage, then a
- * tick at a time.
+ * and days; at 11 d 10 h 24 min 30 s a timer of 50 min 45 s is set.  The
+ * paper puts it in hour slot 11; twheel's minute wheel holds the next hour
+ * too, so it goes straight to minute 15 of that hour.  The minute wheel
+ * drains that slot from 11 d 11 h 14 min, the minute before it, so the
+ * timer moves to the second wheel then, and fires at 11 d 11 h 15 min 15 s,
+ * not a tick before: one move where the paper makes two.  First with the
+ * clock jumping from stage to stage, then a tick at a time.
  */
 static void twheel_advance_paper_example(struct kunit *test)
 {
 	static const struct twheel_geometry geo = TWHEEL_GEOMETRY7(4, 60, 60, 24, 100);
 	u64 start = 11 * T_DAY + 10 * T_HOUR + 24 * T_MIN + 30 * T_SEC;
-	u64 hour = 11 * T_DAY + 11 * T_HOUR, minute = hour + 15 * T_MIN;
-	u64 due = minute + 15 * T_SEC, tick, migrated;
+	u64 drain = 11 * T_DAY + 11 * T_HOUR + 14 * T_MIN;
+	u64 due = drain + T_MIN + 15 * T_SEC, tick, migrated;
 	struct wt *t = test->priv;
 	struct model *m = &t->m;
 	struct twheel *w = &t->w;
@@ -651,26 +691,17 @@ static void twheel_advance_paper_example(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, model_arm(m, x, 50 * T_MIN + 45 * T_SEC), 0);
 	KUNIT_EXPECT_EQ(test, wt_e(x)->expires, due);
 
-	/* The hour wheel, slot 11, until 11 d 11 h. */
-	KUNIT_EXPECT_EQ(test, wt_e(x)->slot, w->first[2] + 11);
-	KUNIT_EXPECT_EQ(test, twheel_next_work(w), hour);
-	model_advance(m, hour - 1);
-	KUNIT_EXPECT_EQ(test, wt_e(x)->slot, w->first[2] + 11);
+	/* The minute wheel, slot 75, until 11 d 11 h 14 min. */
+	KUNIT_EXPECT_EQ(test, wt_e(x)->slot, w->first[1] + 75);
+	KUNIT_EXPECT_EQ(test, twheel_next_work(w), drain);
+	model_advance(m, drain - 1);
+	KUNIT_EXPECT_EQ(test, wt_e(x)->slot, w->first[1] + 75);
 	KUNIT_EXPECT_EQ(test, w->stats.migrated, 0ULL);
 
-	/* The minute wheel, slot 15, until 11 d 11 h 15 min. */
-	model_advance(m, hour);
-	KUNIT_EXPECT_EQ(test, wt_e(x)->slot, w->first[1] + 15);
+	/* The second wheel, slot 75, until it is due. */
+	model_advance(m, drain);
+	KUNIT_EXPECT_EQ(test, wt_e(x)->slot, w->first[0] + 75);
 	KUNIT_EXPECT_EQ(test, w->stats.migrated, 1ULL);
-	KUNIT_EXPECT_EQ(test, twheel_next_work(w), minute);
-	model_advance(m, minute - 1);
-	KUNIT_EXPECT_EQ(test, wt_e(x)->slot, w->first[1] + 15);
-	KUNIT_EXPECT_EQ(test, w->stats.migrated, 1ULL);
-
-	/* The second wheel, slot 15, until it is due. */
-	model_advance(m, minute);
-	KUNIT_EXPECT_EQ(test, wt_e(x)->slot, w->first[0] + 15);
-	KUNIT_EXPECT_EQ(test, w->stats.migrated, 2ULL);
 	KUNIT_EXPECT_EQ(test, twheel_next_work(w), due);
 	model_advance(m, due - 1);
 	KUNIT_EXPECT_EQ(test, x->fired, 0U);
@@ -679,7 +710,7 @@ static void twheel_advance_paper_example(struct kunit *test)
 	model_advance(m, due);
 	KUNIT_EXPECT_EQ(test, x->fired, 1U);
 	KUNIT_EXPECT_EQ(test, x->fired_at, due);
-	KUNIT_EXPECT_EQ(test, w->stats.migrated, 2ULL);
+	KUNIT_EXPECT_EQ(test, w->stats.migrated, 1ULL);
 	KUNIT_EXPECT_EQ(test, w->stats.expired, 1ULL);
 	model_assert_empty(m);
 
