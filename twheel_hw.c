@@ -692,15 +692,33 @@ void twheel_stats_reset(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_stats_reset);
 
+/* Copy the callouts of list @head into @info, up to @max; false when full. */
+static bool copy_callouts(const struct list_head *head,
+			  struct twheel_callout_info *info, unsigned long max,
+			  unsigned long *n)
+{
+	const struct twheel_entry *e;
+
+	list_for_each_entry(e, head, node) {
+		const struct callout *c = container_of(e, struct callout,
+						       entry);
+
+		if (*n == max)
+			return false;
+		info[*n].func = c->func;
+		info[*n].arg = c->arg;
+		info[*n].expires = e->expires;
+		(*n)++;
+	}
+	return true;
+}
+
 /**
  * twheel_callouts_read() - copy some of one CPU's pending callouts
  * @cpu: the CPU.
  * @info: room for @max callouts.
  * @max: the most to copy; the lock is held while they are copied.
  * @copied: how many were copied.
- *
- * Those due on the tick being processed, whose turn to run has not come,
- * are pending but not in a slot, and are not copied.
  *
  * Return: how many callouts are pending on @cpu, copied or not.
  */
@@ -712,24 +730,17 @@ unsigned long twheel_callouts_read(unsigned int cpu,
 	struct twheel *w = &base->wheel;
 	unsigned long flags, n = 0, total;
 	unsigned int i;
+	bool room;
 
 	raw_spin_lock_irqsave(&base->lock, flags);
+	room = copy_callouts(&w->due, info, max, &n);
+	for (i = 1; room && i < w->geo.levels; i++)
+		room = copy_callouts(&w->drain[i], info, max, &n);
 	for_each_set_bit(i, w->busy, w->nslots) {
-		struct twheel_entry *e;
-
-		list_for_each_entry(e, &w->slot[i], node) {
-			struct callout *c = container_of(e, struct callout,
-							 entry);
-
-			if (n == max)
-				goto out;
-			info[n].func = c->func;
-			info[n].arg = c->arg;
-			info[n].expires = e->expires;
-			n++;
-		}
+		if (!room)
+			break;
+		room = copy_callouts(&w->slot[i], info, max, &n);
 	}
-out:
 	total = w->count;
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	*copied = n;

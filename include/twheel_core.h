@@ -23,7 +23,7 @@
  * The fewest entries a level moves on a tick while it drains a slot, when
  * that many are left: a slot of a few entries is emptied in one tick.
  */
-#define TWHEEL_DRAIN_MIN	64
+#define TWHEEL_DRAIN_MIN	8
 
 /*
  * The wheel's limits in ticks, each from the one before, so that no sum the
