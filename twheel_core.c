@@ -66,8 +66,9 @@
  * batches of a budget the owner chooses, so that an owner holding a lock
  * with interrupts off can drop it between batches.
  *
- * Ranges at a 1 ms tick (g[n+1] ticks is the longest interval level n takes
- * without hashing; longer ones wait at the top level):
+ * Ranges at a 1 ms tick: g[n+1] ticks, the span of one slot of level n + 1
+ * (level n holds its current one and the next); at the top level, one
+ * rotation, beyond which entries wait there hashed:
  *
  *  ======================  ========  =========  ==========  ==========
  *  geometry                level 0   level 1    level 2     level 3

@@ -28,10 +28,13 @@
  * never lost, as kernel timers do.
  *
  * Tickless.  The hrtimer is programmed for twheel_next_work(), the next
- * tick on which a busy slot comes round (the busy-slot bitmap is the
- * Appendix A assist), and not at all while the wheel is empty.  When it
- * fires, however late, the wheel advances to the current tick and runs
- * everything that came due, in order.
+ * tick on which the wheel has work (the busy-slot bitmap is the Appendix A
+ * assist), and not at all while the wheel is empty.  When it fires,
+ * however late, the wheel advances to the current tick and runs everything
+ * that came due, in order, a batch of %TWHEEL_BATCH entries at a time: the
+ * base lock, with interrupts off, is held for one batch, and with work left
+ * the hrtimer is set to fire again at once, so a tick with 10^5 entries due
+ * or a catch-up after a stall never keeps interrupts off for long.
  *
  * Life of a callout.  PENDING and RUNNING are independent: a callout whose
  * function is running may be armed again (a periodic callout re-arms itself
