@@ -21,6 +21,8 @@ one guest boot.
   ops         ops.csv, ops-*.dat, ops-*.png        bench/schemes_bench.c
   bookkeeping bookkeeping.csv, bookkeeping-*.dat,  bench/schemes_bench.c
               bookkeeping.png
+  cascade     cascade.csv, cascade-*.dat,          bench/twheel_cascade.c
+              cascade-probe.png, cascade-work.png
 
 To add a section: write a function taking the Bench and returning its
 Markdown (None without data), and list it in SECTIONS.
@@ -74,8 +76,9 @@ class Bench:
             for r in rows:
                 f.write(','.join(str(v) for v in r) + '\n')
 
-    def plot(self, script):
-        subprocess.run(['gnuplot', '-e', f"dir='{self.out}'",
+    def plot(self, script, **params):
+        sets = ''.join(f"; {k}='{v}'" for k, v in params.items())
+        subprocess.run(['gnuplot', '-e', f"dir='{self.out}'{sets}",
                         os.path.join(HERE, script)], check=True)
 
     def target(self, what, value, ok, goal, fmt='.2f'):
@@ -489,9 +492,196 @@ def steps_section(b):
             table(['step', 'ns'], last.items(), ['---', '---:']))
 
 
+# ---- crossing wheel boundaries (bench/twheel_cascade.c) --------------------
+
+def hist_parse(text):
+    """{bucket: count} from "B:COUNT B:COUNT ..."; None for "-"."""
+    if text == '-':
+        return None
+    return {int(b): int(c) for b, c in
+            (pair.split(':') for pair in text.split())}
+
+
+def hist_pct(hist, frac):
+    """The upper bound of the bucket holding the nearest-rank percentile
+    `frac` of a twheel histogram (bucket b holds v with fls64(v) == b)."""
+    if not hist:
+        return None
+    total = sum(hist.values())
+    rank, seen = max(1, -(-int(total * frac * 1000000) // 1000000)), 0
+    for b in sorted(hist):
+        seen += hist[b]
+        if seen >= rank:
+            return 0 if b == 0 else (1 << b) - 1
+    return None
+
+
+def cascade_section(b):
+    runs = collections.OrderedDict()
+    for f in b.rows('cascade', 15):
+        runs[(f[0], f[1], int(f[4]))] = f
+    quant = {(f[0], f[1], int(f[2]), f[3]): f[4:] for f in
+             b.rows('cascadeq', 13)}
+    hists = {(f[0], f[1], int(f[2]), f[3]): hist_parse(f[4]) for f in
+             b.rows('cascadeh', 5)}
+    b.remove('cascade-*.dat', 'cascade-*.png')
+    if not runs:
+        b.remove('cascade.csv')
+        return None
+
+    def num(v):
+        return None if v in ('-', '') else int(v)
+
+    recs = []
+    for key, f in runs.items():
+        probe = quant.get(key + ('probe',), ['0'] * 9)
+        strm = quant.get(key + ('stream',), ['0'] * 9)
+        work = hists.get(key + ('work_entries',))
+        work_ns = hists.get(key + ('work_ns',))
+        recs.append({
+            'module': f[0], 'scheme': f[1], 'geometry': f[2],
+            'tick_ns': int(f[3]), 'n': int(f[4]), 'keepalive': int(f[5]),
+            'stream': int(f[6]), 'arm_ms': int(f[7]), 'ms': int(f[8]),
+            'boundary_ms': int(f[9]), 'interrupts': num(f[10]),
+            'expired': num(f[11]), 'migrated': num(f[12]),
+            'moved_max': num(f[13]), 'work_max': num(f[14]),
+            'work_p50_le': hist_pct(work, 0.5),
+            'work_p999_le': hist_pct(work, 0.999),
+            'work_ns_p50_le': hist_pct(work_ns, 0.5),
+            'work_ns_p999_le': hist_pct(work_ns, 0.999),
+            'work_ns_max_le': hist_pct(work_ns, 1.0),
+            'probe_samples': int(probe[0]), 'probe_p50_ns': int(probe[3]),
+            'probe_p99_ns': int(probe[5]), 'probe_p999_ns': int(probe[6]),
+            'probe_max_ns': int(probe[8]),
+            'stream_samples': int(strm[0]), 'stream_early': int(strm[1]),
+            'stream_overdue': int(strm[2]),
+            'stream_p50_ns': int(strm[3]), 'stream_p99_ns': int(strm[5]),
+            'stream_p999_ns': int(strm[6]), 'stream_max_ns': int(strm[8]),
+            'probe_q': [int(v) for v in probe[3:]],
+            'work_ns': work_ns, 'work': work,
+        })
+    cols = [k for k in recs[0] if k not in ('probe_q', 'work_ns', 'work')]
+    b.csv('cascade.csv', cols,
+          [['n/a' if r[k] is None else r[k] for k in cols] for r in recs])
+
+    # The plots: every module and scheme at the largest n.
+    nmax = max(r['n'] for r in recs)
+    big = [r for r in recs if r['n'] == nmax]
+    for r in big:
+        name = f'{r["module"]}-{r["scheme"]}'
+        title = f'{r["module"]}, scheme {r["scheme"]}'
+        with open(b.path(f'cascade-probe-{name}.dat'), 'w') as f:
+            f.write(f'us "{title}"\n')
+            for v, q in zip(r['probe_q'],
+                            (0.5, 0.1, 0.01, 0.001, 0.0001)):
+                f.write(f'{v / 1000:.1f} {q:g}\n')
+            f.write(f'{r["probe_q"][-1] / 1000:.1f} '
+                    f'{1 / max(r["probe_samples"], 1):g}\n')
+        for what, unit, scale in (('work_ns', 'us', 1000),
+                                  ('work', 'entries', 1)):
+            hist = r[what]
+            if not hist:
+                continue
+            total, above = sum(hist.values()), 0
+            with open(b.path(f'cascade-{what}-{name}.dat'), 'w') as f:
+                f.write(f'{unit} "{title}"\n')
+                for bk in sorted(hist, reverse=True):
+                    above += hist[bk]
+                    lo = 0 if bk == 0 else 1 << (bk - 1)
+                    f.write(f'{max(lo, 1) / scale:g} {above / total:g}\n')
+    b.plot('cascade.gnuplot', what='probe',
+           xlabel=f'hard-irq probe lateness, us (interrupts held off), '
+                  f'{nmax} long callouts',
+           ylabel='share of probe periods at least this late')
+    b.plot('cascade.gnuplot', what='work_ns',
+           xlabel=f'twheel work in one interrupt, us, {nmax} long callouts',
+           ylabel='share of interrupts taking at least this')
+    pngs = '![interrupts off](cascade-probe.png)\n' \
+           '![work per interrupt](cascade-work_ns.png)\n'
+    if any(r['work'] for r in big):
+        b.plot('cascade.gnuplot', what='work',
+               xlabel=f'wheel entries handled in one interrupt, {nmax} '
+                      'long callouts',
+               ylabel='share of interrupts handling at least this')
+        pngs += '![entries per interrupt](cascade-work.png)\n'
+
+    def na(v, div=1, fmt='.0f', le=False):
+        if v is None:
+            return 'n/a'
+        return ('<= ' if le else '') + format(v / div, fmt)
+
+    rows = []
+    for r in recs:
+        crossed = 0 <= r['boundary_ms'] <= r['ms']
+        rows.append([
+            r['module'], r['scheme'], r['n'],
+            f'{r["boundary_ms"]} of {r["ms"]}' + ('' if crossed else ' (!)'),
+            na(r['moved_max']), na(r['work_max']),
+            na(r['work_p999_le'], le=True),
+            na(r['work_ns_p999_le'], 1000, '.0f', True),
+            na(r['work_ns_max_le'], 1000, '.0f', True),
+            na(r['probe_max_ns'], 1000),
+            na(r['probe_p999_ns'], 1000),
+            na(r['stream_p99_ns'], 1000),
+            na(r['stream_p99_ns'], r['tick_ns'], '.2f'),
+            f'{r["stream_samples"]} ({r["stream_overdue"]})',
+            r['stream_early']])
+
+    for r in recs:
+        if r['module'] != 'tree' or r['scheme'] != '7' or r['n'] != nmax:
+            continue
+        x = ratio(r['work_max'], r['work_p50_le'])
+        b.target(f'per-interrupt wheel work, max / p50, {nmax} long '
+                 'callouts crossing a level-2 boundary (scheme 7)', x,
+                 x is not None and x <= 10, 'at most 10')
+        x = (r['stream_p99_ns'] / r['tick_ns'] if r['stream_samples']
+             else None)
+        b.target(f'p99 lateness of the short stream past its due tick, '
+                 f'ticks, while {nmax} long callouts cross a boundary '
+                 '(scheme 7)', x, x is not None and x <= 1, 'at most 1')
+        if r['stream_early']:
+            b.target('short callouts run before their due tick',
+                     r['stream_early'], False, '0', 'd')
+
+    r0 = recs[0]
+    return (f'Crossing wheel boundaries, on {b.kernel} {TCG}.  Everything '
+            'on one CPU, twheel at a '
+            f'{r0["tick_ns"] / 1000:g} us tick with its default geometry '
+            'for each scheme: n long callouts armed once around the next '
+            'level-2 boundary B of Scheme 7\'s default 256/256/256 (every '
+            f'{256 * 256 * r0["tick_ns"] / 1e9:.2f} s), half of them due '
+            'within one level-1 slot half a level-2 slot past B (keepalives '
+            'armed within one level-1 slot for the same interval), the '
+            'rest spread from a quarter of a level-2 slot before B to three '
+            'quarters after; the window runs from the end of the arming to '
+            '0.4 s past B (*B at*: ms into the window).  Alongside, '
+            f'{r0["stream"]} short callouts re-armed from their functions '
+            'at 2..20 ticks (*stream p99*: when the function ran after the '
+            'start of its due tick; *overdue*: samples of callouts still '
+            'pending past their due tick when the window ended, counted as '
+            'late as they were then), and a hard-irq hrtimer pinned to the '
+            'CPU every 100 us (*irqs off*: how late it fired, a missed '
+            'period counting as a sample with the lateness it would have '
+            'had, so p99.9 is the share of time).  *moved max*: most '
+            'entries moved in one tick; *work*: entries handled in one '
+            'interrupt (max exact, p99.9 a bucket bound); *work us*: '
+            'twheel\'s per-interrupt time, callout functions excluded '
+            '(bucket bounds of its log2 histogram).  n/a: that twheel '
+            'does not count it; (!): B was not crossed within the window.'
+            '\n\n' +
+            table(['module', 'scheme', 'n', 'B at ms', 'moved max',
+                   'work max', 'work p99.9', 'work us p99.9', 'work us max',
+                   'irqs off max us', 'irqs off p99.9 us', 'stream p99 us',
+                   'stream p99 ticks', 'stream samples (overdue)', 'early'],
+                  rows,
+                  ['---', '---:', '---:', '---:', '---:', '---:', '---:',
+                   '---:', '---:', '---:', '---:', '---:', '---:', '---:',
+                   '---:']) + '\n' + pngs)
+
+
 SECTIONS = [fig9_section, memory_section, steps_section, ops_section,
             bookkeeping_section, interrupts_section, lateness_section,
-            idle_section]
+            idle_section, cascade_section]
 
 
 def main():

@@ -19,8 +19,18 @@
 #                         scheme=7 16/16/16); then for each scheme at the
 #                         defaults, lateness under load and interrupts with
 #                         nothing pending; LIVE=0 skips these
+#   bench/twheel_cascade.c long callouts crossing level-1 boundaries and a
+#                         level-2 boundary of the default Scheme 7 geometry
+#                         on one CPU, at a 0.1 ms tick, for each scheme: work
+#                         per interrupt, interrupts-off stretches, lateness
+#                         of short callouts alongside; CASCADE=0 skips it,
+#                         CASCADE_COUNTS (default 100000,1000000) sets the
+#                         numbers of long callouts, and BASELINE=REV runs it
+#                         on twheel.ko built from git revision REV too, in
+#                         the same boot, before the tree's
 #
-# scripts/bench-report.py writes the CSV files, the plots and results.md.
+# scripts/bench-report.py writes the CSV files, the plots and results.md,
+# into bench/results/ or RESULTS.
 # It reports; it never fails because the machine is slow.
 
 set -euo pipefail
@@ -30,7 +40,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 start=$(date +%s)
 max_n=${MAX_N:-1000000}
-results=$TWHEEL_TOP/bench/results
+results=$(realpath -m "${RESULTS:-$TWHEEL_TOP/bench/results}")
 
 "$here/install-deps.sh" gnuplot-nox
 
@@ -47,6 +57,31 @@ files=(--file "$twheel:/lib/twheel/twheel.ko")
 for ko in "$out"/bench/*.ko; do
 	files+=(--file "$ko:/lib/twheel/$(basename "$ko")")
 done
+
+# BASELINE=REV: twheel.ko from that revision, built by its own scripts, and
+# this tree's cascade client built against it (module versions cover the
+# layout of struct callout, so a client loads only on the twheel it was
+# built against), into /lib/twheel/baseline/ in the guest.
+cascade_dirs=/lib/twheel:tree
+if [ "${CASCADE:-1}" != 0 ] && [ -n "${BASELINE:-}" ]; then
+	rev=$(git -C "$TWHEEL_TOP" rev-parse --short "$BASELINE^{commit}") ||
+		die "BASELINE=$BASELINE is not a git revision here"
+	base=$TWHEEL_TOP/build/baseline-$rev
+	rm -rf "$base" && mkdir -p "$base/tree"
+	git -C "$TWHEEL_TOP" archive "$rev" | tar -x -C "$base/tree" ||
+		die "extracting $rev failed"
+	note "building the baseline twheel.ko from $rev"
+	bmods=$("$base/tree/scripts/build-module.sh" "$kdir" "$base/$ver")
+	mkdir -p "$base/cascade"
+	cp "$TWHEEL_TOP"/bench/{Kbuild,Makefile,twheel_cascade.c} \
+		"$base/cascade/"
+	make -C "$base/cascade" KDIR="$kdir" TWHEEL="$base/$ver" \
+		CASCADE_ONLY=1 W=1 >"$base/cascade.log" 2>&1 ||
+		{ cat "$base/cascade.log" >&2; die "building the cascade client against $rev failed"; }
+	files+=(--file "$(grep '/twheel.ko$' <<<"$bmods"):/lib/twheel/baseline/twheel.ko"
+		--file "$base/cascade/twheel_cascade.ko:/lib/twheel/baseline/twheel_cascade.ko")
+	cascade_dirs="/lib/twheel/baseline:baseline-$rev /lib/twheel:tree"
+fi
 
 # The guest's script, one part per module; the guest runs it with sh -e.
 tw=/lib/twheel/twheel.ko
@@ -85,6 +120,21 @@ for s in 6 7; do
 	cat /sys/kernel/debug/twheel/latency
 	rmmod twheel
 done"
+fi
+
+if [ "${CASCADE:-1}" = 0 ]; then
+	note "CASCADE=0: skipping the cascade part"
+else
+	for d in $cascade_dirs; do
+		run+="
+for s in 6 7; do
+	insmod ${d%%:*}/twheel.ko tick_ns=100000 scheme=\$s
+	cat /sys/kernel/debug/twheel/config
+	insmod ${d%%:*}/twheel_cascade.ko label=${d#*:} counts=${CASCADE_COUNTS:-100000,1000000}
+	rmmod twheel_cascade
+	rmmod twheel
+done"
+	done
 fi
 
 note "bench on debian-$ver, n up to $max_n; console in $log"
