@@ -25,7 +25,9 @@
  *   timeout()          as setcallout(), and untimeout() cancels the most
  *                      recently armed of several equal (func, arg)
  *   in numbers         10,000 random callouts each run once, 100,000
- *                      distinct untimeout() pairs
+ *                      distinct untimeout() pairs; 400,000 due on one tick
+ *                      while a hard hrtimer measures how long interrupts
+ *                      stay off
  *   on two CPUs        set and unset of one handle from both at once,
  *                      unsetcallout_sync() against a running function,
  *                      untimeout() against expiry, a CPU taken offline
@@ -50,6 +52,7 @@
 #include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
 #include <linux/prandom.h>
@@ -76,6 +79,24 @@
 #define NRACES		3000	/* untimeout()s racing expiry */
 #define NSYNCS		1000	/* unsetcallout_sync()s racing a run */
 #define NOFFLINE	200	/* callouts on a CPU taken offline */
+#define NBURST		400000	/* callouts due on one tick */
+#define BURST_AHEAD_NS	(10ULL * NSEC_PER_SEC)	/* how far ahead that tick is */
+/*
+ * The watch's period.  Under QEMU TCG with KASAN and lockdep one fire of a
+ * hard hrtimer costs some 300 us, so a shorter period would keep the CPU
+ * in interrupts and slow all else tenfold; a stretch of interrupts off is
+ * still seen to within a period.
+ */
+#define WATCH_NS	(1ULL * NSEC_PER_MSEC)
+#define QUIET_NS	(500ULL * NSEC_PER_MSEC) /* the watch alone, first */
+#define NCALIBRATE	4000	/* callouts whose arming is timed first */
+#define LEAD_NS		(2ULL * NSEC_PER_SEC)	/* the tick, after arming */
+/*
+ * The most callouts twheel's tick moves or expires with interrupts off
+ * before it lets them in again (TWHEEL_BATCH inside twheel, documented in
+ * the README): the unit of the burst case's bound.
+ */
+#define TICK_BATCH	256
 
 /* Which function ran: probe_fn(), alt_fn() or one of the own functions. */
 enum probe_fn_id { RAN_NONE, RAN_PROBE, RAN_ALT, RAN_OWN };
@@ -432,6 +453,29 @@ struct slow {
 	atomic_t go;
 };
 
+/* One of the burst case's callouts, due on one tick with all the others. */
+struct burst {
+	struct callout c;
+	u64 not_before;		/* ns: it may only start after this */
+	int runs;
+};
+
+/* What the burst's functions saw, over all of them. */
+static atomic_t burst_ran, burst_early;
+
+/*
+ * A pinned hard hrtimer that fires every WATCH_NS and keeps the longest
+ * delay between when it should have fired and when it did: the longest
+ * stretch its CPU spent with interrupts off (or away from the guest).
+ */
+struct watch {
+	struct hrtimer t;
+	s64 worst_ns;
+	ktime_t worst_at;	/* when the longest delay ended */
+	u64 fires;
+	bool stop;
+};
+
 struct client {
 	int cpu_a;		/* the CPU the case thread is pinned to */
 	int cpu_b;		/* another online CPU, or -1 */
@@ -440,6 +484,10 @@ struct client {
 	int nmany;
 	atomic_t *counts;	/* kvcalloc()ed count_fn() args */
 	int ncounts;
+	struct burst *burst;	/* kvcalloc()ed, see alloc_burst() */
+	int nburst;
+	struct watch watch;	/* on cpu_a, where the burst is armed */
+	struct watch control;	/* on cpu_b, where nothing is */
 	struct hold hold;
 	struct periodic per;
 	struct hardirq_call hc;
@@ -470,6 +518,20 @@ static atomic_t *alloc_counts(struct kunit *test, int n)
 	KUNIT_ASSERT_NOT_NULL(test, ctx->counts);
 	ctx->ncounts = n;
 	return ctx->counts;
+}
+
+/* @n initialised burst callouts, which .exit cancels and frees. */
+static struct burst *alloc_burst(struct kunit *test, int n)
+{
+	struct client *ctx = test->priv;
+	int i;
+
+	ctx->burst = kvcalloc(n, sizeof(*ctx->burst), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->burst);
+	for (i = 0; i < n; i++)
+		callout_init(&ctx->burst[i].c);
+	ctx->nburst = n;
+	return ctx->burst;
 }
 
 static void run_hardirq(struct kunit *test, void (*fn)(void *), void *data)
@@ -1195,6 +1257,171 @@ static void setcallout_random_intervals_run_once(struct kunit *test)
 		if (atomic_read(&p[i].runs))
 			check_record(test, &p[i], "a random interval");
 	}
+}
+
+static void burst_fn(void *arg)
+{
+	struct burst *b = arg;
+
+	if (ktime_get_ns() <= b->not_before)
+		atomic_inc(&burst_early);
+	b->runs++;
+	atomic_inc_return_release(&burst_ran);
+}
+
+static enum hrtimer_restart watch_fn(struct hrtimer *t)
+{
+	struct watch *wd = container_of(t, struct watch, t);
+	ktime_t now = ktime_get();
+	s64 late = ktime_to_ns(ktime_sub(now, hrtimer_get_expires(t)));
+
+	if (late > wd->worst_ns) {
+		wd->worst_ns = late;
+		wd->worst_at = now;
+	}
+	wd->fires++;
+	if (READ_ONCE(wd->stop))
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(t, ns_to_ktime(WATCH_NS));
+	return HRTIMER_RESTART;
+}
+
+/* Start the watch on this CPU (the case thread's, pinned). */
+static void watch_start(struct watch *wd)
+{
+	wd->worst_ns = 0;
+	wd->fires = 0;
+	WRITE_ONCE(wd->stop, false);
+	hrtimer_start(&wd->t, ns_to_ktime(WATCH_NS),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/* watch_start() on the CPU this IPI runs on. */
+static void watch_start_here(void *wd)
+{
+	watch_start(wd);
+}
+
+/* Stop the watch: the longest delay it saw, in ns. */
+static s64 watch_stop(struct watch *wd)
+{
+	WRITE_ONCE(wd->stop, true);
+	hrtimer_cancel(&wd->t);		/* waits for a callback under way */
+	return wd->worst_ns;
+}
+
+/*
+ * 400,000 callouts armed on one CPU, all due on one tick 10 s ahead (more
+ * if arming them takes longer here), while a pinned hard hrtimer on that
+ * CPU measures the longest stretch with interrupts off: all run, none
+ * early, and no stretch is long, in a bound relative to this machine
+ * (below).  A tick that moves them all down with interrupts off, as the
+ * old cascade did, exceeds it several times over.
+ */
+static void setcallout_burst_on_one_tick_bounds_irqs_off(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct burst *b = alloc_burst(test, NBURST);
+	u64 tick = twheel_tick_ns(), due, cur, now, armed, batch_ns, bound, end;
+	u64 guess, ahead, armed_end;
+	s64 quiet, worst, control;
+	unsigned long ticks;
+	int i;
+
+	atomic_set(&burst_ran, 0);
+	atomic_set(&burst_early, 0);
+
+	/* The watch alone first: what this machine does with nothing due. */
+	watch_start(&ctx->watch);
+	spin_ns(QUIET_NS);
+	quiet = watch_stop(&ctx->watch);
+
+	/*
+	 * How long arming all takes here, from the first few (armed far off
+	 * for now), so that the tick comes after arming with room to spare
+	 * (twice the guess: a shared host's speed varies): the watch must
+	 * see all twheel does with them.
+	 */
+	watch_start(&ctx->watch);
+	if (ctx->cpu_b >= 0)
+		smp_call_function_single(ctx->cpu_b, watch_start_here,
+					 &ctx->control, 1);
+	armed = ktime_get_ns();
+	for (i = 0; i < NCALIBRATE; i++)
+		KUNIT_ASSERT_EQ(test, setcallout(&b[i].c, burst_fn, &b[i],
+						 far_ticks()), 0);
+	guess = (ktime_get_ns() - armed) * (NBURST / NCALIBRATE);
+	ahead = max(BURST_AHEAD_NS, 2 * guess + LEAD_NS);
+
+	/*
+	 * Arm each for the tick @due, which begins at @due * tick ns (README,
+	 * "Timing"): n whole ticks from a call made in tick cur end at the
+	 * start of tick cur + n + 1 at the earliest.
+	 */
+	due = div64_u64(ktime_get_ns() + ahead, tick);
+	armed = ktime_get_ns();
+	for (i = 0; i < NBURST; i++) {
+		now = ktime_get_ns();
+		cur = div64_u64(now, tick);
+		ticks = due > cur + 1 ? due - cur - 1 : 0;
+		b[i].not_before = now + ticks_ns(ticks);
+		KUNIT_ASSERT_EQ(test, setcallout(&b[i].c, burst_fn, &b[i],
+						 ticks), i < NCALIBRATE);
+	}
+	armed_end = ktime_get_ns();
+	armed = armed_end - armed;
+	batch_ns = div_u64(armed * TICK_BATCH, NBURST);
+	if (ktime_get_ns() + LEAD_NS / 2 > due * tick)
+		kunit_info(test, "arming took %llu ns, not %llu: the watch may have missed some of the work\n",
+			   armed, guess);
+
+	/*
+	 * Running a callout costs about what arming one did: 400,000 on one
+	 * tick overload the CPU for as long, which the wait allows for.
+	 */
+	end = due * tick + LATE_NS + 2 * armed;
+	now = ktime_get_ns();
+	wait_count(&burst_ran, NBURST, end > now ? end - now : 0);
+	spin_ns(quiet_ns(0));	/* for a second run, were there one */
+	worst = watch_stop(&ctx->watch);
+	control = watch_stop(&ctx->control);
+
+	/*
+	 * The bound.  twheel's tick moves or runs at most TICK_BATCH entries
+	 * with interrupts off before it lets them in, and moving or
+	 * expiring an entry costs no more than arming one with setcallout()
+	 * (a lock round trip, a list insertion and a bitmap update), so one
+	 * stretch should cost about what arming TICK_BATCH callouts did here,
+	 * on this machine, under the same emulation and debug options.  16
+	 * times that allows for the tick's own work around a batch (reading
+	 * the clock, re-arming its hrtimer, counters) and for cold caches.
+	 * What has nothing to do with twheel is allowed for by 20 ms and the
+	 * longest delay seen by the same watch alone before, or at the same
+	 * time on the other CPU, where nothing is armed: a host that
+	 * deschedules the guest or stops it to flush emulated code, the
+	 * emulated console.  The old cascade moved all 400,000 in one
+	 * stretch, some 1500 batches, and exceeded this several times over.
+	 */
+	bound = 16 * batch_ns + 20 * NSEC_PER_MSEC +
+		max3(quiet, control, (s64)0);
+	kunit_info(test, "armed %d in %llu ns (%d: %llu ns), the tick %lld ns later\n",
+		   NBURST, armed, TICK_BATCH, batch_ns,
+		   (s64)(due * tick - armed_end));
+	kunit_info(test, "longest delay of the watch: %lld ns alone, %lld ns on the other CPU, %lld ns in %llu fires with the burst (%lld ns after the tick); bound %llu ns\n",
+		   quiet, control, worst, ctx->watch.fires,
+		   ktime_to_ns(ctx->watch.worst_at) - (s64)(due * tick),
+		   bound);
+
+	KUNIT_ASSERT_EQ_MSG(test, atomic_read_acquire(&burst_ran), NBURST,
+			    "callouts run within %llu ns of their tick",
+			    end - due * tick);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&burst_early), 0,
+			    "callouts run early");
+	for (i = 0; i < NBURST; i++)
+		KUNIT_ASSERT_EQ_MSG(test, b[i].runs, 1, "callout %d", i);
+	KUNIT_EXPECT_LE_MSG(test, worst, (s64)bound,
+			    "interrupts held off %lld ns, bound %llu ns",
+			    worst, bound);
 }
 
 static void tug_fn(void *arg)
@@ -2090,6 +2317,12 @@ static int client_init(struct kunit *test)
 	callout_init(&ctx->slow.c);
 	hrtimer_init(&ctx->hc.t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 	ctx->hc.t.function = hardirq_call_fn;
+	hrtimer_init(&ctx->watch.t, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	ctx->watch.t.function = watch_fn;
+	hrtimer_init(&ctx->control.t, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	ctx->control.t.function = watch_fn;
 	ctx->cpu_a = cpumask_first(cpu_online_mask);
 	ctx->cpu_b = cpumask_next(ctx->cpu_a, cpu_online_mask);
 	if (ctx->cpu_b >= nr_cpu_ids)
@@ -2114,6 +2347,8 @@ static void client_exit(struct kunit *test)
 	if (ctx->cpu_b >= 0 && !cpu_online(ctx->cpu_b))
 		add_cpu(ctx->cpu_b);
 	hrtimer_cancel(&ctx->hc.t);
+	watch_stop(&ctx->watch);
+	watch_stop(&ctx->control);
 	atomic_set_release(&ctx->hold.release, 1);
 	atomic_set(&ctx->slow.hold, 0);
 	atomic_set(&ctx->slow.go, 1);
@@ -2139,6 +2374,8 @@ static void client_exit(struct kunit *test)
 	}
 	for (i = 0; i < ctx->nmany; i++)
 		unsetcallout_sync(&ctx->many[i].c);
+	for (i = 0; i < ctx->nburst; i++)
+		unsetcallout_sync(&ctx->burst[i].c);
 	for (i = 0; i < ctx->ncounts; i++) {
 		do {
 			n = untimeout(count_fn, &ctx->counts[i]);
@@ -2148,6 +2385,7 @@ static void client_exit(struct kunit *test)
 	synchronize_rcu();
 	kvfree(ctx->many);
 	kvfree(ctx->counts);
+	kvfree(ctx->burst);
 }
 
 static struct kunit_case client_cases[] = {
@@ -2169,6 +2407,7 @@ static struct kunit_case client_cases[] = {
 	KUNIT_CASE(setcallout_rearm_running_stays_on_cpu),
 	KUNIT_CASE(setcallout_many_handles_run_once),
 	KUNIT_CASE_SLOW(setcallout_random_intervals_run_once),
+	KUNIT_CASE_SLOW(setcallout_burst_on_one_tick_bounds_irqs_off),
 	KUNIT_CASE_SLOW(setcallout_unsetcallout_race),
 	KUNIT_CASE(setcallout_offline_cpu_moves_pending),
 	KUNIT_CASE(unsetcallout_returns_whether_pending),
