@@ -9,6 +9,8 @@
 # make uninstall      take all of that away again
 # make demo           the main job: twheel and a workload in QEMU, with stats
 # make bench          the paper's Fig. 9 and memory, into bench/results/
+# make user-check     the wheels in user space against a reference model,
+#                     under ASan and UBSan
 # make clean
 
 # The running kernel's build directory, else the stock Debian 12 headers.
@@ -56,4 +58,7 @@ demo:
 bench:
 	scripts/bench.sh
 
-.PHONY: all modules clean install uninstall check demo bench
+user-check:
+	scripts/user-check.sh
+
+.PHONY: all modules clean install uninstall check demo bench user-check
