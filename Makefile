@@ -11,6 +11,8 @@
 # make bench          the paper's Fig. 9 and memory, into bench/results/
 # make user-check     the wheels in user space against a reference model,
 #                     under ASan and UBSan
+# make user-bench     the wheels' moves per tick in user space, before and
+#                     after (BASELINE=rev, default 56a33fd)
 # make clean
 
 # The running kernel's build directory, else the stock Debian 12 headers.
@@ -61,4 +63,8 @@ bench:
 user-check:
 	scripts/user-check.sh
 
-.PHONY: all modules clean install uninstall check demo bench user-check
+user-bench:
+	scripts/user-bench.sh $(BASELINE)
+
+.PHONY: all modules clean install uninstall check demo bench user-check \
+	user-bench
