@@ -4,7 +4,9 @@
 # check.sh - every test, from a fresh Debian 12 machine: "make check".
 #
 # Installs what is missing, runs the kernel's style checks (style.sh),
-# builds twheel against the stock Debian headers (W=1, warning-free),
+# checks the wheels compiled in user space against a reference model under
+# ASan and UBSan (user-check.sh), builds twheel against the stock Debian
+# headers (W=1, warning-free),
 # installs it with make install and with DKMS (install-check.sh), proves
 # the harness and the style checks can fail (selftest.sh), builds
 # each test kernel in KVERS (default: all supported) and runs the KUnit
@@ -25,6 +27,7 @@ status=0
 "$here/install-deps.sh"
 python3 "$here/check-readme.py" || status=1
 "$here/style.sh" || status=1
+"$here/user-check.sh" || status=1
 mkdir -p "$build"
 counts=$build/counts
 : >"$counts"
