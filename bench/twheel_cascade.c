@@ -85,6 +85,7 @@
 #include <linux/vmalloc.h>
 
 #include "twheel.h"
+#include "twheel_dfs.h"
 
 static char *label = "tree";
 module_param(label, charp, 0444);
@@ -127,9 +128,6 @@ static unsigned int after_ms = 400;
 module_param(after_ms, uint, 0444);
 MODULE_PARM_DESC(after_ms, "how long the window goes on past the level-2 boundary (default 400)");
 
-#define STATS_PATH	"/sys/kernel/debug/twheel/stats"
-#define CONFIG_PATH	"/sys/kernel/debug/twheel/config"
-#define LATENCY_PATH	"/sys/kernel/debug/twheel/latency"
 #define FILE_MAX	(4 * PAGE_SIZE)
 
 /* As twheel's histograms: bucket b counts values v with fls64(v) == b. */
@@ -139,13 +137,7 @@ MODULE_PARM_DESC(after_ms, "how long the window goes on past the level-2 boundar
 #define DEFAULT_SLOTS	256
 
 /* What twheel says it runs, from debugfs "config". */
-static struct {
-	unsigned int scheme;
-	unsigned int levels;
-	unsigned int slots[8];
-	char geometry[64];	/* slots per level, "256/256/256" */
-	u64 tick_ns;
-} cfg;
+static struct dfs_config cfg;
 
 /*
  * Lateness in ns, kept as a log-linear histogram: values below 16 exactly,
@@ -240,30 +232,10 @@ static struct {
 /* The kthread's, for the long callouts. */
 static struct rnd_state arm_rnd;
 
-/* Read a whole debugfs file into @buf, NUL-terminated. */
-static int read_file(const char *path, char *buf, size_t size)
-{
-	struct file *f = filp_open(path, O_RDONLY, 0);
-	size_t len = 0;
-	loff_t pos = 0;
-	ssize_t n;
-
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	do {
-		n = kernel_read(f, buf + len, size - 1 - len, &pos);
-		if (n > 0)
-			len += n;
-	} while (n > 0 && len < size - 1);
-	filp_close(f, NULL);
-	buf[len] = '\0';
-	return n < 0 ? n : 0;
-}
-
 /* Zero twheel's counters and histograms, on every CPU. */
 static int reset_stats(void)
 {
-	struct file *f = filp_open(STATS_PATH, O_WRONLY, 0);
+	struct file *f = filp_open(DFS_STATS, O_WRONLY, 0);
 	loff_t pos = 0;
 	ssize_t n;
 
@@ -272,44 +244,6 @@ static int reset_stats(void)
 	n = kernel_write(f, "0", 1, &pos);
 	filp_close(f, NULL);
 	return n == 1 ? 0 : n < 0 ? n : -EIO;
-}
-
-/* Fill @cfg from twheel's "config". */
-static int read_config(void)
-{
-	unsigned long long tick = 0;
-	char *buf, *line, *p;
-	unsigned int slots, len = 0;
-	int ret;
-
-	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	ret = read_file(CONFIG_PATH, buf, PAGE_SIZE);
-	memset(&cfg, 0, sizeof(cfg));
-	for (p = buf; !ret && (line = strsep(&p, "\n"));) {
-		if (sscanf(line, "scheme: %u", &cfg.scheme) == 1 ||
-		    sscanf(line, "tick_ns: %llu", &tick) == 1 ||
-		    !str_has_prefix(line, "geometry:"))
-			continue;
-		line += strlen("geometry:");
-		while (cfg.levels < ARRAY_SIZE(cfg.slots) &&
-		       sscanf(line, " %u", &slots) == 1) {
-			cfg.slots[cfg.levels++] = slots;
-			len += scnprintf(cfg.geometry + len,
-					 sizeof(cfg.geometry) - len, "%s%u",
-					 len ? "/" : "", slots);
-			line = skip_spaces(line);
-			line += strcspn(line, " ");
-		}
-	}
-	kfree(buf);
-	if (ret)
-		return ret;
-	cfg.tick_ns = twheel_tick_ns();
-	if (!cfg.scheme || !cfg.levels || tick != cfg.tick_ns)
-		return -EPROTO;
-	return 0;
 }
 
 /* Ticks per slot of level 1 and level 2 of the hierarchy the run aims at. */
@@ -373,7 +307,7 @@ static int read_columns(struct report *r, unsigned int on)
 	buf = kmalloc(FILE_MAX, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	ret = read_file(STATS_PATH, buf, FILE_MAX);
+	ret = dfs_read(DFS_STATS, buf, FILE_MAX);
 	for (p = buf; !ret && (line = strsep(&p, "\n"));) {
 		if (str_has_prefix(line, "cpu "))
 			header = line;
@@ -414,7 +348,7 @@ static int read_histograms(struct report *r)
 	buf = kmalloc(FILE_MAX, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	ret = read_file(LATENCY_PATH, buf, FILE_MAX);
+	ret = dfs_read(DFS_LATENCY, buf, FILE_MAX);
 	for (p = buf; !ret && (line = strsep(&p, "\n"));) {
 		if (*line && *line != ' ') {
 			per_irq = !!strstr(line, "interrupt");
@@ -717,9 +651,9 @@ static int __init cascade_init(void)
 	unsigned int on;
 	int ret;
 
-	ret = read_config();
+	ret = dfs_read_config(&cfg);
 	if (ret) {
-		pr_err("twheel_cascade: cannot read %s: %d\n", CONFIG_PATH,
+		pr_err("twheel_cascade: cannot read %s: %d\n", DFS_CONFIG,
 		       ret);
 		return ret;
 	}

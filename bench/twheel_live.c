@@ -56,6 +56,7 @@
 #include <linux/workqueue.h>
 
 #include "twheel.h"
+#include "twheel_dfs.h"
 
 static char *test = "interrupts";
 module_param(test, charp, 0444);
@@ -99,15 +100,8 @@ static unsigned int max_samples = 4000000;
 module_param(max_samples, uint, 0444);
 MODULE_PARM_DESC(max_samples, "lateness: samples kept per run, at most");
 
-#define STATS_PATH	"/sys/kernel/debug/twheel/stats"
-#define CONFIG_PATH	"/sys/kernel/debug/twheel/config"
-
 /* What twheel says it runs, from debugfs "config". */
-static struct {
-	unsigned int scheme;
-	char geometry[64];	/* slots per level, "16/16/16" */
-	u64 tick_ns;
-} cfg;
+static struct dfs_config cfg;
 
 /* One callout and what its function needs to know about its arming. */
 struct live_callout {
@@ -135,26 +129,6 @@ static struct {
 /* Used in softirq context or with bottom halves off, on its own CPU. */
 static DEFINE_PER_CPU(struct rnd_state, live_rnd);
 
-/* Read a whole debugfs file into @buf, NUL-terminated. */
-static int read_file(const char *path, char *buf, size_t size)
-{
-	struct file *f = filp_open(path, O_RDONLY, 0);
-	size_t len = 0;
-	loff_t pos = 0;
-	ssize_t n;
-
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	do {
-		n = kernel_read(f, buf + len, size - 1 - len, &pos);
-		if (n > 0)
-			len += n;
-	} while (n > 0 && len < size - 1);
-	filp_close(f, NULL);
-	buf[len] = '\0';
-	return n < 0 ? n : 0;
-}
-
 /* The counters of twheel's "stats" that these measurements use. */
 struct live_stats {
 	u64 expired;
@@ -178,7 +152,7 @@ static int read_stats(struct live_stats *st)
 	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	ret = read_file(STATS_PATH, buf, PAGE_SIZE);
+	ret = dfs_read(DFS_STATS, buf, PAGE_SIZE);
 	p = ret ? NULL : strstr(buf, "\ntotal ");
 	if (p) {
 		p += strlen("\ntotal");
@@ -198,45 +172,6 @@ static int read_stats(struct live_stats *st)
 	}
 	kfree(buf);
 	return ret;
-}
-
-/* Fill @cfg from twheel's "config". */
-static int read_config(void)
-{
-	char *buf, *line, *p;
-	unsigned long long tick = 0;
-	unsigned int slots, len = 0;
-	int ret;
-
-	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	ret = read_file(CONFIG_PATH, buf, PAGE_SIZE);
-	cfg.scheme = 0;
-	cfg.geometry[0] = '\0';
-	for (p = buf; !ret && (line = strsep(&p, "\n"));) {
-		if (sscanf(line, "scheme: %u", &cfg.scheme) == 1 ||
-		    sscanf(line, "tick_ns: %llu", &tick) == 1)
-			continue;
-		if (!str_has_prefix(line, "geometry:"))
-			continue;
-		line += strlen("geometry:");
-		while (sscanf(line, " %u", &slots) == 1 &&
-		       len < sizeof(cfg.geometry) - 12) {
-			len += scnprintf(cfg.geometry + len,
-					 sizeof(cfg.geometry) - len, "%s%u",
-					 len ? "/" : "", slots);
-			line = skip_spaces(line);
-			line += strcspn(line, " ");
-		}
-	}
-	kfree(buf);
-	if (ret)
-		return ret;
-	cfg.tick_ns = twheel_tick_ns();
-	if (!cfg.scheme || !len || tick != cfg.tick_ns)
-		return -EPROTO;
-	return 0;
 }
 
 static void arm(struct live_callout *lc);
@@ -525,9 +460,9 @@ static int __init live_init(void)
 	unsigned int i, cpu;
 	int ret;
 
-	ret = read_config();
+	ret = dfs_read_config(&cfg);
 	if (ret) {
-		pr_err("twheel_live: cannot read %s: %d\n", CONFIG_PATH, ret);
+		pr_err("twheel_live: cannot read %s: %d\n", DFS_CONFIG, ret);
 		return ret;
 	}
 	for_each_possible_cpu(cpu)

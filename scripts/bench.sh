@@ -73,7 +73,7 @@ if [ "${CASCADE:-1}" != 0 ] && [ -n "${BASELINE:-}" ]; then
 	note "building the baseline twheel.ko from $rev"
 	bmods=$("$base/tree/scripts/build-module.sh" "$kdir" "$base/$ver")
 	mkdir -p "$base/cascade"
-	cp "$TWHEEL_TOP"/bench/{Kbuild,Makefile,twheel_cascade.c} \
+	cp "$TWHEEL_TOP"/bench/{Kbuild,Makefile,twheel_cascade.c,twheel_dfs.h} \
 		"$base/cascade/"
 	make -C "$base/cascade" KDIR="$kdir" TWHEEL="$base/$ver" \
 		CASCADE_ONLY=1 W=1 >"$base/cascade.log" 2>&1 ||

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel_dfs.h - what the live benchmark modules read of twheel's debugfs.
+ *
+ * The bench modules are twheel clients: besides <twheel.h> they know twheel
+ * only through its debugfs files.  Each includes this header for its own
+ * copy of the readers, as static inline functions, rather than linking one
+ * object into two modules.
+ */
+#ifndef _TWHEEL_DFS_H
+#define _TWHEEL_DFS_H
+
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "twheel.h"
+
+#define DFS_STATS	"/sys/kernel/debug/twheel/stats"
+#define DFS_CONFIG	"/sys/kernel/debug/twheel/config"
+#define DFS_LATENCY	"/sys/kernel/debug/twheel/latency"
+
+/**
+ * struct dfs_config - what twheel says it runs, from "config"
+ * @scheme: 6 or 7.
+ * @levels: levels of the geometry, up to 8.
+ * @slots: the geometry's slots per level, finest first.
+ * @geometry: the same as text, "256/256/256".
+ * @tick_ns: the tick length.
+ */
+struct dfs_config {
+	unsigned int scheme;
+	unsigned int levels;
+	unsigned int slots[8];
+	char geometry[64];
+	u64 tick_ns;
+};
+
+/* Read a whole debugfs file into @buf, NUL-terminated. */
+static inline int dfs_read(const char *path, char *buf, size_t size)
+{
+	struct file *f = filp_open(path, O_RDONLY, 0);
+	size_t len = 0;
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	do {
+		n = kernel_read(f, buf + len, size - 1 - len, &pos);
+		if (n > 0)
+			len += n;
+	} while (n > 0 && len < size - 1);
+	filp_close(f, NULL);
+	buf[len] = '\0';
+	return n < 0 ? n : 0;
+}
+
+/* Fill @cfg from "config"; -EPROTO if it does not say what this needs. */
+static inline int dfs_read_config(struct dfs_config *cfg)
+{
+	unsigned long long tick = 0;
+	char *buf, *line, *p;
+	unsigned int slots, len = 0;
+	int ret;
+
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ret = dfs_read(DFS_CONFIG, buf, PAGE_SIZE);
+	memset(cfg, 0, sizeof(*cfg));
+	for (p = buf; !ret && (line = strsep(&p, "\n"));) {
+		if (sscanf(line, "scheme: %u", &cfg->scheme) == 1 ||
+		    sscanf(line, "tick_ns: %llu", &tick) == 1 ||
+		    !str_has_prefix(line, "geometry:"))
+			continue;
+		line += strlen("geometry:");
+		while (cfg->levels < ARRAY_SIZE(cfg->slots) &&
+		       sscanf(line, " %u", &slots) == 1) {
+			cfg->slots[cfg->levels++] = slots;
+			len += scnprintf(cfg->geometry + len,
+					 sizeof(cfg->geometry) - len, "%s%u",
+					 len ? "/" : "", slots);
+			line = skip_spaces(line);
+			line += strcspn(line, " ");
+		}
+	}
+	kfree(buf);
+	if (ret)
+		return ret;
+	cfg->tick_ns = twheel_tick_ns();
+	if (!cfg->scheme || !cfg->levels || tick != cfg->tick_ns)
+		return -EPROTO;
+	return 0;
+}
+
+#endif /* _TWHEEL_DFS_H */
