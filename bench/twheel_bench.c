@@ -42,6 +42,10 @@ static char *facilities = "bsd_list,twheel_timeout,twheel_setcallout,timer_list,
 module_param(facilities, charp, 0444);
 MODULE_PARM_DESC(facilities, "comma-separated facilities to measure");
 
+static char *label = "";
+module_param(label, charp, 0444);
+MODULE_PARM_DESC(label, "another twheel.ko than the tree's: Fig. 9 only, as LABEL:facility");
+
 static unsigned int scheme;
 module_param(scheme, uint, 0444);
 MODULE_PARM_DESC(scheme, "twheel's scheme, for the CSV (6 or 7)");
@@ -453,7 +457,7 @@ static int __init bench_init(void)
 	unsigned int i, n;
 
 	prandom_seed_state(&bench_rnd, 1997);
-	if (strstr(facilities, "twheel_setcallout"))
+	if (strstr(facilities, "twheel_setcallout") && !*label)
 		bench_steps();
 	for (i = 0; i < ARRAY_SIZE(facility_table); i++) {
 		const struct facility *f = &facility_table[i];
@@ -463,7 +467,7 @@ static int __init bench_init(void)
 			continue;
 		if (f->twheel)
 			snprintf(col, sizeof(col), "%u", scheme);
-		if (f->bytes)
+		if (f->bytes && !*label)
 			pr_info("twheel_bench: memory,%s,%zu\n", f->name,
 				f->bytes);
 		for (n = 100; n <= max_n; n *= 10) {
@@ -474,8 +478,8 @@ static int __init bench_init(void)
 				       f->name, n);
 				break;
 			}
-			pr_info("twheel_bench: fig9,%s,%s,%u,%llu\n", f->name,
-				col, n, ns);
+			pr_info("twheel_bench: fig9,%s%s%s,%s,%u,%llu\n", label,
+				*label ? ":" : "", f->name, col, n, ns);
 			cond_resched();
 		}
 	}

@@ -154,6 +154,18 @@ def fig9_section(b):
                  f'(scheme {sch})', r, r is not None and r >= 100,
                  'at least 100')
 
+    # BASELINE=: the same facilities on an older twheel.ko, "LABEL:name".
+    for label in sorted({f.split(':')[0] for f, _ in series if ':' in f}):
+        for sch in ('6', '7'):
+            rs = sorted(r for r in (ratio(get('twheel_setcallout', sch, n),
+                                          get(f'{label}:twheel_setcallout',
+                                              sch, n)) for n in ns)
+                        if r is not None)
+            med = rs[len(rs) // 2] if rs else None
+            b.target(f'setcallout pair, this tree / {label}, median over n '
+                     f'(scheme {sch})', med,
+                     med is not None and med <= 1.1, 'at most 1.1')
+
     heads = [f'{fac} ({sch})' if sch != '-' else fac for fac, sch in series]
     rows = [[n] + [get(fac, sch, n) or '' for fac, sch in series] for n in ns]
     return (f'Fig. 9, ns per cancel+set pair, on {b.kernel} under QEMU TCG '

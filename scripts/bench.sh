@@ -27,7 +27,9 @@
 #                         CASCADE_COUNTS (default 100000,1000000) sets the
 #                         numbers of long callouts, and BASELINE=REV runs it
 #                         on twheel.ko built from git revision REV too, in
-#                         the same boot, before the tree's
+#                         the same boot, before the tree's; BASELINE=REV
+#                         runs twheel_bench.c's twheel facilities on it as
+#                         well
 #
 # scripts/bench-report.py writes the CSV files, the plots and results.md,
 # into bench/results/ or RESULTS.
@@ -59,11 +61,13 @@ for ko in "$out"/bench/*.ko; do
 done
 
 # BASELINE=REV: twheel.ko from that revision, built by its own scripts, and
-# this tree's cascade client built against it (module versions cover the
-# layout of struct callout, so a client loads only on the twheel it was
-# built against), into /lib/twheel/baseline/ in the guest.
+# this tree's Fig. 9 and cascade clients built against it (module versions
+# cover the layout of struct callout, so a client loads only on the twheel
+# it was built against), into /lib/twheel/baseline/ in the guest: both
+# parts then run on it too, in the same boot, before and after side by side.
 cascade_dirs=/lib/twheel:tree
-if [ "${CASCADE:-1}" != 0 ] && [ -n "${BASELINE:-}" ]; then
+base_fig9=
+if [ -n "${BASELINE:-}" ]; then
 	rev=$(git -C "$TWHEEL_TOP" rev-parse --short "$BASELINE^{commit}") ||
 		die "BASELINE=$BASELINE is not a git revision here"
 	base=$TWHEEL_TOP/build/baseline-$rev
@@ -72,15 +76,24 @@ if [ "${CASCADE:-1}" != 0 ] && [ -n "${BASELINE:-}" ]; then
 		die "extracting $rev failed"
 	note "building the baseline twheel.ko from $rev"
 	bmods=$("$base/tree/scripts/build-module.sh" "$kdir" "$base/$ver")
-	mkdir -p "$base/cascade"
-	cp "$TWHEEL_TOP"/bench/{Kbuild,Makefile,twheel_cascade.c,twheel_dfs.h} \
-		"$base/cascade/"
-	make -C "$base/cascade" KDIR="$kdir" TWHEEL="$base/$ver" \
-		CASCADE_ONLY=1 W=1 >"$base/cascade.log" 2>&1 ||
-		{ cat "$base/cascade.log" >&2; die "building the cascade client against $rev failed"; }
+	mkdir -p "$base/clients"
+	cp "$TWHEEL_TOP"/bench/{Kbuild,Makefile,twheel_bench.c,twheel_cascade.c,twheel_dfs.h} \
+		"$base/clients/"
+	make -C "$base/clients" KDIR="$kdir" TWHEEL="$base/$ver" \
+		CLIENTS_ONLY=1 W=1 >"$base/clients.log" 2>&1 ||
+		{ cat "$base/clients.log" >&2; die "building the clients against $rev failed"; }
 	files+=(--file "$(grep '/twheel.ko$' <<<"$bmods"):/lib/twheel/baseline/twheel.ko"
-		--file "$base/cascade/twheel_cascade.ko:/lib/twheel/baseline/twheel_cascade.ko")
-	cascade_dirs="/lib/twheel/baseline:baseline-$rev /lib/twheel:tree"
+		--file "$base/clients/twheel_bench.ko:/lib/twheel/baseline/twheel_bench.ko"
+		--file "$base/clients/twheel_cascade.ko:/lib/twheel/baseline/twheel_cascade.ko")
+	[ "${CASCADE:-1}" = 0 ] ||
+		cascade_dirs="/lib/twheel/baseline:baseline-$rev /lib/twheel:tree"
+	base_fig9="
+for s in 6 7; do
+	insmod /lib/twheel/baseline/twheel.ko scheme=\$s
+	insmod /lib/twheel/baseline/twheel_bench.ko scheme=\$s max_n=$max_n facilities=twheel_timeout,twheel_setcallout label=baseline-$rev
+	rmmod twheel_bench
+	rmmod twheel
+done"
 fi
 
 # The guest's script, one part per module; the guest runs it with sh -e.
@@ -93,7 +106,7 @@ rmmod twheel
 insmod $tw scheme=7
 insmod \$b scheme=7 max_n=$max_n facilities=twheel_timeout,twheel_setcallout
 rmmod twheel_bench
-rmmod twheel"
+rmmod twheel$base_fig9"
 
 # The data structures alone, on a clock driven by hand: no twheel.ko.
 run+="
