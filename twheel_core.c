@@ -599,14 +599,24 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_next_work);
  * twheel_first() - any pending entry, for emptying a wheel
  * @w: the wheel.
  *
- * Return: a pending entry, or %NULL if none is.  Not the earliest due: see
- * twheel_next_work().
+ * Not the earliest due (see twheel_next_work()), but an owner that takes
+ * entries in the order this gives them and arms them on another wheel in
+ * that order keeps the order of the entries due on each tick: the lists
+ * that hold the older of them, drains and a slot's entries put back while
+ * Scheme 6 runs it, come first.
+ *
+ * Return: a pending entry, or %NULL if none is.
  */
 struct twheel_entry *twheel_first(const struct twheel *w)
 {
 	const struct list_head *head = NULL;
+	const struct list_head *run = &w->slot[w->first[0] +
+					       lvl_slot(w, w->now, 0)];
 	unsigned int n, i;
 
+	/* Scheme 6 half way through a slot: those put back come first. */
+	if (w->park && w->park != run)
+		head = run;
 	for (n = 1; n < w->geo.levels && !head; n++)
 		if (!list_empty(&w->drain[n]))
 			head = &w->drain[n];

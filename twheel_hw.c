@@ -454,10 +454,13 @@ int setcallout(struct callout *c, callout_func_t func, void *arg,
 	/*
 	 * Arming only adds work, so the next tick with work is now the
 	 * sooner of the one before and the one this entry's slot comes round
-	 * on: O(levels), where twheel_next_work() scans every bitmap.
+	 * on: O(levels), where twheel_next_work() scans every bitmap.  That
+	 * tick is after the wheel's clock, so a tick set for the next one
+	 * (a busy CPU's) cannot come sooner: skip the arithmetic then.
 	 */
-	arm_tick(base, twheel_visit_tick(&base->wheel, base->wheel.now,
-					 c->entry.expires));
+	if (base->programmed > base->wheel.now + 1)
+		arm_tick(base, twheel_visit_tick(&base->wheel, base->wheel.now,
+						 c->entry.expires));
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return ret;
 }

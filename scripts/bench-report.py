@@ -322,27 +322,42 @@ def interrupts_section(b):
 # ---- lateness under load and idle ticks (bench/twheel_live.c) --------------
 
 def lateness_section(b):
-    loads = {(r[0], r[1]): r[2:] for r in b.rows('load', 9)}
-    rows = []
+    # Each (scheme, n) may be run several times; the k-th "load" line of a
+    # (scheme, n) goes with its k-th "lateness" line.
+    loads = collections.defaultdict(list)
+    for r in b.rows('load', 9):
+        loads[(r[0], r[1])].append(r[2:])
+    runs = collections.OrderedDict()
     for sch, n, samples, early, *pct in b.rows('lateness', 9):
-        load = loads.get((sch, n), [''] * 7)
-        rows.append([sch, int(n)] + load + [int(samples), int(early)] + pct)
-    if not rows:
+        k = runs.setdefault((sch, int(n)), [])
+        load = loads[(sch, n)][len(k)] if len(loads[(sch, n)]) > len(k) \
+            else [''] * 7
+        k.append([sch, int(n)] + load + [int(samples), int(early)] + pct)
+    if not runs:
         b.remove('lateness.csv')
         return None
-    b.csv('lateness.csv', ['scheme', 'n', 'tick_ns', 'min_ticks',
+    b.csv('lateness.csv', ['scheme', 'n', 'run', 'tick_ns', 'min_ticks',
                            'max_ticks', 'ms', 'expired', 'interrupts',
                            'work_ns', 'samples', 'early', 'p50_us', 'p90_us',
-                           'p99_us', 'p999_us', 'max_us'], rows)
-    early = sum(r[10] for r in rows)
+                           'p99_us', 'p999_us', 'max_us'],
+          [r[:2] + [i + 1] + r[2:] for k in runs.values()
+           for i, r in enumerate(k)])
+    early = sum(r[10] for k in runs.values() for r in k)
     b.target('callouts run before their time under load (lateness < 0)',
              early, early == 0, '0', 'd')
+
+    # The run with the median p99 stands for its (scheme, n).
+    rows, p99s = [], {}
+    for key, k in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        k = sorted(k, key=lambda r: float(r[13]))
+        rows.append(k[len(k) // 2])
+        p99s[key] = ' / '.join(r[13] for r in k)
     p99 = {(r[0], r[1]): float(r[13]) for r in rows}
     nmax = max(r[1] for r in rows)
     if ('6', nmax) in p99 and ('7', nmax) in p99:
         x = p99[('7', nmax)] / max(p99[('6', nmax)], 1e-9)
-        b.target(f'p99 lateness at n = {nmax}, scheme 7 / scheme 6', x,
-                 x <= 1, 'at most 1')
+        b.target(f'p99 lateness at n = {nmax}, scheme 7 / scheme 6, '
+                 'median runs', x, x <= 1, 'at most 1')
 
     out = []
     for r in rows:
@@ -355,7 +370,7 @@ def lateness_section(b):
             what = f'{lo}..{hi} x {int(tick) / 1e6:g} ms'
         else:
             per_s, what = [''] * 4, ''
-        out.append([sch, n, what] + per_s + r[9:])
+        out.append([sch, n, what] + per_s + r[9:] + [p99s[(sch, n)]])
     return (f'Lateness under load, on {b.kernel} {TCG}.  n callouts spread '
             'over the CPUs, each re-armed from its own function for a random '
             'interval uniform in the ticks shown, at the default geometry; '
@@ -369,12 +384,15 @@ def lateness_section(b):
             'callout ran one tick after its interval, as on a perfect '
             'machine; expiries/s and interrupts/s: as counted by twheel; '
             'tick work: twheel\'s own work_ns (per-interrupt bookkeeping, '
-            'callout functions excluded) as a share of one CPU.\n\n' +
+            'callout functions excluded) as a share of one CPU.  Each '
+            'row is run several times, the schemes taking turns; the row '
+            'shown is the run with the median p99, and the last column '
+            'gives the p99 of every run.\n\n' +
             table(['scheme', 'callouts', 'interval', 'on time/s',
                    'expiries/s',
                    'interrupts/s', 'tick work, % of a CPU', 'samples',
                    'early', 'p50 us', 'p90 us', 'p99 us', 'p99.9 us',
-                   'max us'], out))
+                   'max us', 'p99 us, each run'], out))
 
 
 def idle_section(b):

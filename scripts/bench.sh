@@ -17,8 +17,9 @@
 #   bench/twheel_live.c   interrupts per expiry against Appendix A, at a
 #                         0.1 ms tick on small wheels (scheme=6 256 slots,
 #                         scheme=7 16/16/16); then for each scheme at the
-#                         defaults, lateness under load and interrupts with
-#                         nothing pending; LIVE=0 skips these
+#                         defaults, lateness under load (three runs, the
+#                         schemes taking turns) and interrupts with nothing
+#                         pending; LIVE=0 skips these
 #   bench/twheel_cascade.c long callouts crossing level-1 boundaries and a
 #                         level-2 boundary of the default Scheme 7 geometry
 #                         on one CPU, at a 0.1 ms tick, for each scheme: work
@@ -132,6 +133,13 @@ for s in 6 7; do
 	insmod \$l test=lateness,idle && rmmod twheel_live
 	cat /sys/kernel/debug/twheel/latency
 	rmmod twheel
+done
+for r in 2 3; do
+	for s in 6 7; do
+		insmod $tw scheme=\$s
+		insmod \$l test=lateness && rmmod twheel_live
+		rmmod twheel
+	done
 done"
 fi
 
