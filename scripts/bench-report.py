@@ -117,6 +117,7 @@ def fig9_section(b):
           [(f, s, n, v) for (f, s, n), v in sorted(fig9.items())])
     for fac, sch in series:
         name = f'{fac}-{sch}' if sch != '-' else fac
+        name = name.replace(':', '-')   # LABEL:facility, a portable name
         with open(b.path(f'fig9-{name}.dat'), 'w') as f:
             for n in ns:
                 if (fac, sch, n) in fig9:
