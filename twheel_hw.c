@@ -192,11 +192,11 @@ static void hist_add(u64 *hist, u64 v)
 	hist[min_t(unsigned int, fls64(v), TWHEEL_HIST_BUCKETS - 1)]++;
 }
 
-/* Lock and return the base @c is on. */
-static struct twheel_base *lock_callout_base(struct callout *c,
-					     unsigned long *flags)
+/* Lock and return the base @c is on; interrupts are off. */
+static struct twheel_base *lock_callout_base_irqoff(struct callout *c)
 	__acquires(&base->lock)
 {
+	lockdep_assert_irqs_disabled();
 	for (;;) {
 		u32 owner = READ_ONCE(c->entry.owner);
 
@@ -205,13 +205,22 @@ static struct twheel_base *lock_callout_base(struct callout *c,
 
 			base = per_cpu_ptr(twheel_bases,
 					   FIELD_GET(CALLOUT_CPU, owner));
-			raw_spin_lock_irqsave(&base->lock, *flags);
+			raw_spin_lock(&base->lock);
 			if (READ_ONCE(c->entry.owner) == owner)
 				return base;
-			raw_spin_unlock_irqrestore(&base->lock, *flags);
+			raw_spin_unlock(&base->lock);
 		}
 		cpu_relax();
 	}
+}
+
+/* Lock and return the base @c is on, saving and disabling interrupts. */
+static struct twheel_base *lock_callout_base(struct callout *c,
+					     unsigned long *flags)
+	__acquires(&base->lock)
+{
+	local_irq_save(*flags);
+	return lock_callout_base_irqoff(c);
 }
 
 /*
@@ -400,6 +409,51 @@ void __callout_init(struct callout *c, const char *name,
 }
 EXPORT_SYMBOL_GPL(__callout_init);
 
+/*
+ * setcallout() of a valid handle, with interrupts off: timeout() arms its
+ * callouts this way under the lock of their hash chain.
+ */
+static int arm_callout(struct callout *c, callout_func_t func, void *arg,
+		       unsigned long ticks)
+{
+	struct twheel_base *base, *local;
+	int ret = 0;
+	u64 now;
+
+	base = lock_callout_base_irqoff(c);
+	local = this_cpu_ptr(twheel_bases);
+	if (base != local && base->running != c) {
+		ret = twheel_del(&base->wheel, &c->entry);
+		disarm_idle_tick(base);
+		WRITE_ONCE(c->entry.owner, c->entry.owner | CALLOUT_MIGRATING);
+		raw_spin_unlock(&base->lock);
+		base = local;
+		raw_spin_lock(&base->lock);
+		WRITE_ONCE(c->entry.owner, owner_on(c->entry.owner, base->cpu));
+	}
+	c->func = func;
+	c->arg = arg;
+	now = current_tick();
+	wake_idle_wheel(base, now);
+	ret |= twheel_add_at(&base->wheel, &c->entry, now + ticks + 1);
+	WARN_ON_ONCE(ret < 0);
+	base->stats.started++;
+	base->stats.rearmed += ret;
+	base->stats.peak = max_t(u64, base->stats.peak, base->wheel.count);
+	/*
+	 * Arming only adds work, so the next tick with work is now the
+	 * sooner of the one before and the one this entry's slot comes round
+	 * on: O(levels), where twheel_next_work() scans every bitmap.  That
+	 * tick is after the wheel's clock, so a tick set for the next one
+	 * (a busy CPU's) cannot come sooner: skip the arithmetic then.
+	 */
+	if (base->programmed > base->wheel.now + 1)
+		arm_tick(base, twheel_visit_tick(&base->wheel, base->wheel.now,
+						 c->entry.expires));
+	raw_spin_unlock(&base->lock);
+	return ret;
+}
+
 /**
  * setcallout() - arm a callout, re-arming it if it is pending
  * @c: the handle, initialised with callout_init().
@@ -424,44 +478,14 @@ EXPORT_SYMBOL_GPL(__callout_init);
 int setcallout(struct callout *c, callout_func_t func, void *arg,
 	       unsigned long ticks)
 {
-	struct twheel_base *base, *local;
 	unsigned long flags;
-	u64 now;
 	int ret;
 
 	if (!c || !func || !callout_valid(c) || ticks > CALLOUT_MAX_TICKS)
 		return -EINVAL;
-
-	base = lock_callout_base(c, &flags);
-	ret = twheel_del(&base->wheel, &c->entry);
-	local = this_cpu_ptr(twheel_bases);	/* interrupts are off */
-	if (base != local && base->running != c) {
-		disarm_idle_tick(base);
-		WRITE_ONCE(c->entry.owner, c->entry.owner | CALLOUT_MIGRATING);
-		raw_spin_unlock(&base->lock);
-		base = local;
-		raw_spin_lock(&base->lock);
-		WRITE_ONCE(c->entry.owner, owner_on(c->entry.owner, base->cpu));
-	}
-	c->func = func;
-	c->arg = arg;
-	now = current_tick();
-	wake_idle_wheel(base, now);
-	WARN_ON_ONCE(twheel_add_at(&base->wheel, &c->entry, now + ticks + 1) < 0);
-	base->stats.started++;
-	base->stats.rearmed += ret;
-	base->stats.peak = max_t(u64, base->stats.peak, base->wheel.count);
-	/*
-	 * Arming only adds work, so the next tick with work is now the
-	 * sooner of the one before and the one this entry's slot comes round
-	 * on: O(levels), where twheel_next_work() scans every bitmap.  That
-	 * tick is after the wheel's clock, so a tick set for the next one
-	 * (a busy CPU's) cannot come sooner: skip the arithmetic then.
-	 */
-	if (base->programmed > base->wheel.now + 1)
-		arm_tick(base, twheel_visit_tick(&base->wheel, base->wheel.now,
-						 c->entry.expires));
-	raw_spin_unlock_irqrestore(&base->lock, flags);
+	local_irq_save(flags);
+	ret = arm_callout(c, func, arg, ticks);
+	local_irq_restore(flags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(setcallout);
@@ -609,14 +633,34 @@ unsigned long twheel_ns_to_ticks(u64 ns)
 EXPORT_SYMBOL_GPL(twheel_ns_to_ticks);
 
 /*
- * Arm a callout allocated by timeout(): as setcallout(), with the flag
- * that tells the expiry path to free it.
+ * Arm a callout allocated by timeout(): as setcallout(), with the flag that
+ * tells the expiry path to free it.  Interrupts are off: the caller holds
+ * the lock of the callout's hash chain.
  */
 int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
 		       unsigned long ticks)
 {
+	lockdep_assert_irqs_disabled();
+	if (!func || ticks > CALLOUT_MAX_TICKS)
+		return -EINVAL;
 	c->entry.owner |= CALLOUT_TIMEOUT;
-	return setcallout(c, func, arg, ticks);
+	return arm_callout(c, func, arg, ticks);
+}
+
+/*
+ * Cancel a callout allocated by timeout(), as unsetcallout(), with
+ * interrupts off: the caller holds the lock of its hash chain.
+ */
+int twheel_cancel_timeout(struct callout *c)
+{
+	struct twheel_base *base;
+	int ret;
+
+	lockdep_assert_irqs_disabled();
+	base = lock_callout_base_irqoff(c);
+	ret = cancel_locked(base, c);
+	raw_spin_unlock(&base->lock);
+	return ret;
 }
 
 /**

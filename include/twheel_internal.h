@@ -111,6 +111,7 @@ void twheel_engine_stop(void);
 void twheel_engine_exit(void);
 int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
 		       unsigned long ticks);
+int twheel_cancel_timeout(struct callout *c);
 void twheel_count_timeout(bool failed);
 u64 twheel_interrupts(unsigned int cpu);
 const struct twheel_geometry *twheel_geometry(void);
