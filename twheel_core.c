@@ -250,12 +250,12 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_geometry_check);
  */
 unsigned int twheel_level(const struct twheel *w, u64 now, u64 expires)
 {
-	unsigned int n, top = w->geo.levels - 1;
+	unsigned int n;
 
-	for (n = 0; n < top; n++)
+	for (n = 0; n < w->top; n++)
 		if (lvl_div(w, expires, n + 1) - lvl_div(w, now, n + 1) <= 1)
 			return n;
-	return top;
+	return w->top;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_level);
 
@@ -277,6 +277,72 @@ unsigned int twheel_slot_index(const struct twheel *w, unsigned int level,
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_slot_index);
 
+/*
+ * Where an entry due on @expires is placed with the clock at @now, and when
+ * the wheel first looks at it: the slot (counted over all levels) goes to
+ * *@slot, the tick is returned.  One pass up the levels for both; shifts
+ * and masks alone when the geometry is a power of two.
+ *
+ * Below the top, the slot of level n holding prefix q comes round exactly:
+ * on tick q at level 0, and at level n >= 1 it starts draining a span
+ * earlier, at (q - 1) * g[n].  The hashed top level's slot comes round
+ * first on the rotation that reaches it, counting from the clock's prefix
+ * p (from p + 1 to the slot's own tick at level 0, from p + 2 to the slot
+ * a span ahead of the drain above it).
+ */
+static u64 locate_any(const struct twheel *w, u64 now, u64 expires,
+		      unsigned int *slot)
+{
+	unsigned int n;
+	u64 p = now, q = expires;
+
+	for (n = 0; n < w->top; n++) {
+		u64 pp = lvl_div(w, now, n + 1), qq = lvl_div(w, expires, n + 1);
+
+		if (qq - pp <= 1)
+			break;
+		p = pp;
+		q = qq;
+	}
+	*slot = w->first[n] + lvl_slot(w, q, n);
+	if (n < w->top)
+		return n ? (q - 1) * w->gran[n] : q;
+	if (!n)
+		return p + 1 + lvl_slot(w, q - p - 1, 0);
+	/* Placed at level n >= 1, q is at least p + 2. */
+	return (p + 1 + lvl_slot(w, q - p - 2, n)) * w->gran[n];
+}
+
+/* locate_any() for a geometry of powers of two: shifts and masks. */
+static __always_inline u64 locate(const struct twheel *w, u64 now,
+				  u64 expires, unsigned int *slot)
+{
+	unsigned int n = 0, top = w->top, sh;
+	u64 p, q, mask;
+
+	if (!top) {
+		/* Scheme 6: the slot of the expiry's low bits, hashed. */
+		mask = w->size[0] - 1;
+		*slot = expires & mask;
+		return now + 1 + ((expires - now - 1) & mask);
+	}
+	if (unlikely(!w->pow2))
+		return locate_any(w, now, expires, slot);
+	while (n < top && (expires >> w->shift[n + 1]) -
+			  (now >> w->shift[n + 1]) > 1)
+		n++;
+	sh = w->shift[n];
+	p = now >> sh;
+	q = expires >> sh;
+	mask = w->size[n] - 1;
+	*slot = w->first[n] + (q & mask);
+	if (n < top)
+		return n ? (q - 1) << sh : q;
+	if (!n)
+		return p + 1 + ((q - p - 1) & mask);
+	return (p + 1 + ((q - p - 2) & mask)) << sh;
+}
+
 /**
  * twheel_visit_tick() - when the wheel first looks at a new entry
  * @w: the wheel.
@@ -293,17 +359,9 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_slot_index);
  */
 u64 twheel_visit_tick(const struct twheel *w, u64 now, u64 expires)
 {
-	unsigned int n = twheel_level(w, now, expires);
-	u64 p = lvl_div(w, now, n), q = lvl_div(w, expires, n);
-	u32 ahead;
+	unsigned int slot;
 
-	if (!n) {
-		div_u64_rem(q - p - 1, w->size[0], &ahead);
-		return p + 1 + ahead;
-	}
-	/* Placed at level n >= 1, q is at least p + 2. */
-	div_u64_rem(q - p - 2, w->size[n], &ahead);
-	return (p + 1 + ahead) * w->gran[n];
+	return locate(w, now, expires, &slot);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_visit_tick);
 
@@ -312,6 +370,7 @@ static void reset_drains(struct twheel *w)
 {
 	unsigned int n;
 
+	w->next = U64_MAX;
 	for (n = 1; n < w->geo.levels; n++) {
 		w->drain_q[n] = lvl_div(w, w->now, n) + 1;
 		w->drain_left[n] = 0;
@@ -344,6 +403,7 @@ int twheel_init(struct twheel *w, const struct twheel_geometry *geo, u64 now)
 	memset(w, 0, sizeof(*w));
 	w->geo = *geo;
 	w->now = now;
+	w->top = geo->levels - 1;
 	w->pow2 = true;
 	w->gran[0] = 1;
 	for (n = 0; n < geo->levels; n++) {
@@ -435,17 +495,6 @@ void twheel_entry_init(struct twheel_entry *e)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_entry_init);
 
-/* Put @e, due on e->expires, at the tail of the slot it belongs to now. */
-static void place(struct twheel *w, struct twheel_entry *e)
-{
-	unsigned int n = twheel_level(w, w->now, e->expires);
-	unsigned int i = w->first[n] + twheel_slot_index(w, n, e->expires);
-
-	list_add_tail(&e->node, &w->slot[i]);
-	slot_get(w, i);
-	WRITE_ONCE(e->slot, i);
-}
-
 /**
  * twheel_add_at() - arm an entry for an absolute tick, re-arming it if pending
  * @w: the wheel.
@@ -466,15 +515,31 @@ static void place(struct twheel *w, struct twheel_entry *e)
  */
 int twheel_add_at(struct twheel *w, struct twheel_entry *e, u64 expires)
 {
-	bool pending;
+	u32 old = e->slot;
+	unsigned int i;
+	u64 visit;
 
-	if (expires > w->now && expires - w->now > TWHEEL_MAX_INTERVAL)
+	if (unlikely(expires > w->now &&
+		     expires - w->now > TWHEEL_MAX_INTERVAL))
 		return -EINVAL;
-	pending = twheel_del(w, e);
-	e->expires = max(expires, w->now + 1);
-	place(w, e);
-	w->count++;
-	return pending;
+	if (old != TWHEEL_SLOT_IDLE) {
+		if (unlikely(w->park == &e->node))
+			w->park = e->node.prev;
+		list_del(&e->node);
+		slot_put(w, old);
+	} else {
+		w->count++;
+	}
+	if (unlikely(expires <= w->now))
+		expires = w->now + 1;
+	e->expires = expires;
+	visit = locate(w, w->now, expires, &i);
+	list_add_tail(&e->node, &w->slot[i]);
+	slot_get(w, i);
+	WRITE_ONCE(e->slot, i);
+	if (visit < w->next)
+		w->next = visit;
+	return old != TWHEEL_SLOT_IDLE;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_add_at);
 
@@ -519,7 +584,7 @@ bool twheel_del(struct twheel *w, struct twheel_entry *e)
 
 	if (i == TWHEEL_SLOT_IDLE)
 		return false;
-	if (w->park == &e->node)
+	if (unlikely(w->park == &e->node))
 		w->park = e->node.prev;
 	list_del_init(&e->node);
 	slot_put(w, i);
@@ -771,6 +836,59 @@ static bool run_tick(struct twheel *w, twheel_expire_fn fn, void *ctx,
 	return true;
 }
 
+/* twheel_advance_batch() past its fast path: a tick with work comes. */
+static noinline bool advance_work(struct twheel *w, u64 to,
+				  twheel_expire_fn fn, void *ctx,
+				  unsigned int budget)
+{
+	for (;;) {
+		u64 next;
+
+		if (w->open) {
+			if (!run_tick(w, fn, ctx, &budget))
+				return true;
+			w->open = false;
+			w->stats.moved_max = max(w->stats.moved_max,
+						 w->tick_moved);
+		}
+		/*
+		 * Up to w->next the wheel has nothing to do; at it there is
+		 * work, or the hint is out of date (or was for the tick just
+		 * processed): find out.
+		 */
+		next = w->next;
+		if (next <= max(w->now, to)) {
+			next = twheel_next_work(w);
+			w->next = next;
+		}
+		if (w->now >= to)
+			return false;
+		if (next > to) {
+			w->stats.skipped += to - w->now;
+			w->now = to;
+			return false;
+		}
+		w->stats.skipped += next - w->now - 1;
+		w->now = next;
+		open_tick(w);
+	}
+}
+
+/*
+ * An advance that ends before the wheel's next tick with work (@w->next,
+ * after the clock whenever no tick is open) only moves the clock.
+ */
+static __always_inline bool advance_idle(struct twheel *w, u64 to)
+{
+	if (w->open || w->next <= to)
+		return false;
+	if (to > w->now) {
+		w->stats.skipped += to - w->now;
+		w->now = to;
+	}
+	return true;
+}
+
 /**
  * twheel_advance_batch() - move the clock forward, a batch of work at a time
  * @w: the wheel.
@@ -797,28 +915,9 @@ static bool run_tick(struct twheel *w, twheel_expire_fn fn, void *ctx,
 bool twheel_advance_batch(struct twheel *w, u64 to, twheel_expire_fn fn,
 			  void *ctx, unsigned int budget)
 {
-	for (;;) {
-		u64 next;
-
-		if (w->open) {
-			if (!run_tick(w, fn, ctx, &budget))
-				return true;
-			w->open = false;
-			w->stats.moved_max = max(w->stats.moved_max,
-						 w->tick_moved);
-		}
-		if (w->now >= to)
-			return false;
-		next = twheel_next_work(w);
-		if (next > to) {
-			w->stats.skipped += to - w->now;
-			w->now = to;
-			return false;
-		}
-		w->stats.skipped += next - w->now - 1;
-		w->now = next;
-		open_tick(w);
-	}
+	if (advance_idle(w, to))
+		return false;
+	return advance_work(w, to, fn, ctx, budget);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_advance_batch);
 
@@ -843,7 +942,9 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_advance_batch);
  */
 void twheel_advance(struct twheel *w, u64 to, twheel_expire_fn fn, void *ctx)
 {
-	while (twheel_advance_batch(w, to, fn, ctx, UINT_MAX))
+	if (advance_idle(w, to))
+		return;
+	while (advance_work(w, to, fn, ctx, UINT_MAX))
 		;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_advance);

@@ -88,27 +88,35 @@ struct twheel_stats {
 
 /**
  * struct twheel - a timing wheel of either scheme
- * @geo: the geometry it was created with.
  * @now: the last tick processed, or being processed while @open; entries
  *	due before it have run.
+ * @next: a tick after @now on which the wheel may have work, and no later
+ *	than the first on which it has: lowered as entries are armed, set
+ *	exactly each time the wheel finds its next tick with work, left as it
+ *	is when entries are stopped.  An advance to a tick before it is a
+ *	store of the clock.
+ * @count: entries pending.
  * @open: the processing of tick @now is not finished: twheel_advance_batch()
  *	ran out of budget, and the next call goes on with it.
- * @count: entries pending.
- * @nslots: slots in all levels together.
+ * @pow2: every level's slot count, and so every @gran, is a power of two.
+ * @top: the top level, @geo.levels - 1.
+ * @shift: log2(@gran[n]) for each n when @pow2, so that divisions become
+ *	shifts.
+ * @slot: the slot lists, level 0 first.
+ * @len: entries of each slot, counting those taken out of its list for
+ *	processing (@drain, @due) that have not left it yet.
+ * @busy: one bit per slot, set while its @len is not zero: the paper's
+ *	Appendix A "busy" marks, which let the wheel skip empty slots.
+ * @park: while @due is processed, the last entry put back in its slot
+ *	(Scheme 6: not due on this rotation); %NULL when none is.
  * @first: index in @slot of each level's first slot.
  * @size: slots of each level: twice the geometry's count below the top
  *	level of Scheme 7, so that a level holds its parent's current slot
  *	and the next one; the geometry's count at the top.
  * @gran: ticks per slot of each level; @gran[@geo.levels] is the span of
  *	the whole hierarchy as the geometry gives it.
- * @shift: log2(@gran[n]) for each n when @pow2, so that divisions become
- *	shifts.
- * @pow2: every level's slot count, and so every @gran, is a power of two.
- * @slot: the slot lists, level 0 first.
- * @len: entries of each slot, counting those taken out of its list for
- *	processing (@drain, @due) that have not left it yet.
- * @busy: one bit per slot, set while its @len is not zero: the paper's
- *	Appendix A "busy" marks, which let the wheel skip empty slots.
+ * @nslots: slots in all levels together.
+ * @geo: the geometry it was created with.
  * @drain: of each level from 1 up, the entries of its next slot not yet
  *	moved down; their &twheel_entry.slot still names that slot.
  * @drain_q: of each level from 1 up, the prefix (@now / @gran[n] + 1 when
@@ -116,31 +124,34 @@ struct twheel_stats {
  * @drain_left: of each level, at least how many entries @drain holds.
  * @quota: of each level, the entries it still moves on tick @now.
  * @due: the entries of level 0's slot for tick @now not yet processed.
- * @park: while @due is processed, the last entry put back in its slot
- *	(Scheme 6: not due on this rotation); %NULL when none is.
  * @tick_moved: entries moved on tick @now so far.
  * @stats: see &struct twheel_stats.
+ *
+ * The fields that arming, stopping and an advance over a tick without work
+ * read come first, so that they share a cache line or two.
  */
 struct twheel {
-	struct twheel_geometry geo;
 	u64 now;
-	bool open;
+	u64 next;
 	unsigned long count;
-	unsigned int nslots;
-	unsigned int first[TWHEEL_MAX_LEVELS];
-	unsigned int size[TWHEEL_MAX_LEVELS];
-	u64 gran[TWHEEL_MAX_LEVELS + 1];
-	u8 shift[TWHEEL_MAX_LEVELS + 1];
+	bool open;
 	bool pow2;
+	u8 top;
+	u8 shift[TWHEEL_MAX_LEVELS + 1];
 	struct list_head *slot;
 	u32 *len;
 	unsigned long *busy;
+	struct list_head *park;
+	unsigned int first[TWHEEL_MAX_LEVELS];
+	unsigned int size[TWHEEL_MAX_LEVELS];
+	u64 gran[TWHEEL_MAX_LEVELS + 1];
+	unsigned int nslots;
+	struct twheel_geometry geo;
 	struct list_head drain[TWHEEL_MAX_LEVELS];
 	u64 drain_q[TWHEEL_MAX_LEVELS];
 	unsigned long drain_left[TWHEEL_MAX_LEVELS];
 	unsigned long quota[TWHEEL_MAX_LEVELS];
 	struct list_head due;
-	struct list_head *park;
 	u64 tick_moved;
 	struct twheel_stats stats;
 };
@@ -206,6 +217,25 @@ static inline bool twheel_entry_due(const struct twheel *w,
 				    const struct twheel_entry *e)
 {
 	return w->open && twheel_entry_pending(e) && e->expires == w->now;
+}
+
+/**
+ * twheel_next_hint() - a tick by which to look at the wheel again
+ * @w: the wheel.
+ *
+ * As twheel_next_work(), but from what the wheel already knows, in O(1):
+ * never after the tick twheel_next_work() gives, and earlier when the
+ * entry that tick was for has been stopped since (an advance to it then
+ * finds nothing to do, and learns the next tick with work).
+ *
+ * Return: @w->now if a tick is left unfinished; %U64_MAX if no entry is
+ * pending; else a tick after @w->now.
+ */
+static inline u64 twheel_next_hint(const struct twheel *w)
+{
+	if (w->open)
+		return w->now;
+	return w->count ? w->next : U64_MAX;
 }
 
 #endif /* _TWHEEL_CORE_H */

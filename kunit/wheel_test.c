@@ -195,7 +195,8 @@ static unsigned int wt_busy_mismatch(const struct wt *t)
  * twheel_next_work() is the next tick while a level drains, and otherwise
  * the earliest twheel_visit_tick() of the pending entries (U64_MAX for
  * none); never after the earliest expiry, and for Scheme 6 equal to it
- * when every entry is due within one rotation.
+ * when every entry is due within one rotation.  twheel_next_hint() lies
+ * after the clock and not after twheel_next_work().
  */
 static void wt_verify(struct model *m)
 {
@@ -229,6 +230,11 @@ static void wt_verify(struct model *m)
 	if (w->geo.scheme == TWHEEL_SCHEME6 && one_rotation)
 		KUNIT_ASSERT_EQ_MSG(m->test, next, first,
 				    MODEL_AT " next work", m->seed, m->op, m->now);
+	/* The hint: after the clock, never after the next tick with work. */
+	KUNIT_ASSERT_GT_MSG(m->test, twheel_next_hint(w), m->now,
+			    MODEL_AT " next hint", m->seed, m->op, m->now);
+	KUNIT_ASSERT_LE_MSG(m->test, twheel_next_hint(w), next,
+			    MODEL_AT " next hint", m->seed, m->op, m->now);
 }
 
 /* No busy bit, no entry in any slot, no work. */
@@ -243,6 +249,8 @@ static void wt_assert_empty(struct model *m)
 		KUNIT_ASSERT_TRUE_MSG(m->test, list_empty(&w->slot[i]),
 				      MODEL_AT " slot %u", m->seed, m->op, m->now, i);
 	KUNIT_ASSERT_EQ_MSG(m->test, twheel_next_work(w), U64_MAX, MODEL_AT,
+			    m->seed, m->op, m->now);
+	KUNIT_ASSERT_EQ_MSG(m->test, twheel_next_hint(w), U64_MAX, MODEL_AT,
 			    m->seed, m->op, m->now);
 }
 
