@@ -27,9 +27,14 @@
  * (CPUHP_BP_PREPARE_DYN); in between, what it has pending waits, late but
  * never lost, as kernel timers do.
  *
- * Tickless.  The hrtimer is programmed for twheel_next_work(), the next
- * tick on which the wheel has work (the busy-slot bitmap is the Appendix A
- * assist), and not at all while the wheel is empty.  When it fires,
+ * Tickless.  The hrtimer is programmed for the next tick on which the
+ * wheel has work (the busy-slot bitmap is the Appendix A assist; between
+ * ticks the wheel keeps it as a hint that arming lowers), and is not
+ * restarted once the wheel is empty.  Cancelling leaves it as it is, even
+ * for a wheel's last callout: it then fires once into an empty wheel and
+ * stops, so that setting and cancelling a CPU's only callout again and
+ * again costs no hrtimer work, and an idle CPU still takes no twheel
+ * interrupt after that one.  When it fires,
  * however late, the wheel advances to the current tick and runs everything
  * that came due, in order, a batch of %TWHEEL_BATCH entries at a time: the
  * base lock, with interrupts off, is held for one batch, and with work left
@@ -88,22 +93,24 @@
 
 /* Set once by twheel_engine_init(), before any callout can be armed. */
 static u64 tick_ns;
+static u64 tick_recip;		/* twheel_recip(tick_ns) */
+static u64 tick_last;		/* the last tick whose start a ktime_t holds */
 static struct twheel_geometry twheel_geo;
 static twheel_release_fn twheel_release;
 
 /**
  * struct twheel_base - one CPU's callouts
  * @lock: see "Locking" in the DOC block above.
- * @wheel: the CPU's wheel.  Locked by @lock.
- * @timer: the tick: pinned to the CPU, expiring in softirq context.
- * @running: the callout whose function is running, or %NULL.  Locked by
- *	@lock.
- * @programmed: the tick @timer is set for, %U64_MAX if it is not set.
- *	Locked by @lock.
  * @in_tick: @timer's callback is running; it will program @timer itself
  *	before it returns.  Locked by @lock.
  * @online: the CPU is online and its hrtimer may be programmed.  Locked
  *	by @lock.
+ * @programmed: the tick @timer is set for, %U64_MAX if it is not set.
+ *	Locked by @lock.
+ * @running: the callout whose function is running, or %NULL.  Locked by
+ *	@lock.
+ * @wheel: the CPU's wheel.  Locked by @lock.
+ * @timer: the tick: pinned to the CPU, expiring in softirq context.
  * @tick_start: CLOCK_MONOTONIC ns when @timer's callback began, and
  * @tick_to: the tick it advances the wheel to; for the lateness figures.
  *	Locked by @lock.
@@ -113,15 +120,18 @@ static twheel_release_fn twheel_release;
  *	Locked by @lock, but for the timeout() counters, which are per-CPU
  *	increments safe in any context.
  * @cpu: the CPU.
+ *
+ * What arming and cancelling touch comes first, the wheel's own hot fields
+ * (see &struct twheel) right after it.
  */
 struct twheel_base {
 	raw_spinlock_t lock;
-	struct twheel wheel;
-	struct hrtimer timer;
-	struct callout *running;
-	u64 programmed;
 	bool in_tick;
 	bool online;
+	u64 programmed;
+	struct callout *running;
+	struct twheel wheel;
+	struct hrtimer timer;
 	u64 tick_start;
 	u64 tick_to;
 	u64 fn_ns;
@@ -174,15 +184,21 @@ static u32 owner_on(u32 owner, unsigned int cpu)
 	       FIELD_PREP(CALLOUT_CPU, cpu);
 }
 
+/* The tick @ns falls in. */
+static u64 ns_to_tick(u64 ns)
+{
+	return twheel_div_recip(ns, tick_ns, tick_recip);
+}
+
 /* The tick now running: the one that began last. */
 static u64 current_tick(void)
 {
-	return div64_u64(ktime_get_ns(), tick_ns);
+	return ns_to_tick(ktime_get_ns());
 }
 
 static ktime_t tick_to_ktime(u64 tick)
 {
-	if (tick > KTIME_MAX / tick_ns)
+	if (tick > tick_last)
 		return KTIME_MAX;
 	return ns_to_ktime(tick * tick_ns);
 }
@@ -241,22 +257,6 @@ static void arm_tick(struct twheel_base *base, u64 next)
 }
 
 /*
- * Stop the hrtimer of a base whose wheel has just emptied, so that an idle
- * system takes no twheel interrupt.  Any CPU may cancel (though only the
- * local one may start) an hrtimer; if its callback is running, it will see
- * the empty wheel itself.
- */
-static void disarm_idle_tick(struct twheel_base *base)
-{
-	lockdep_assert_held(&base->lock);
-	if (base->wheel.count || base->in_tick ||
-	    base->programmed == U64_MAX)
-		return;
-	if (hrtimer_try_to_cancel(&base->timer) >= 0)
-		base->programmed = U64_MAX;
-}
-
-/*
  * Bring an empty wheel's clock up to @now before arming it: a wheel is not
  * advanced while it sleeps, and would otherwise walk all the time it slept
  * on its first tick.  Not while its tick runs, which owns the clock.
@@ -275,7 +275,6 @@ static bool cancel_locked(struct twheel_base *base, struct callout *c)
 	if (!twheel_del(&base->wheel, &c->entry))
 		return false;
 	base->stats.stopped++;
-	disarm_idle_tick(base);
 	return true;
 }
 
@@ -355,7 +354,7 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 	base->in_tick = true;
 	base->fn_ns = 0;
 	base->tick_start = ktime_get_ns();
-	base->tick_to = div64_u64(base->tick_start, tick_ns);
+	base->tick_to = ns_to_tick(base->tick_start);
 	done = ws->migrated + ws->early_visits + ws->expired;
 	more = twheel_advance_batch(&base->wheel, base->tick_to, twheel_expire,
 				    base, TWHEEL_BATCH);
@@ -370,7 +369,7 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 	 * batch, come back at once: the hrtimer core runs it on its next
 	 * pass, and others may take the lock in between.
 	 */
-	next = twheel_next_work(&base->wheel);
+	next = twheel_next_hint(&base->wheel);
 	if (next == U64_MAX || !base->online) {
 		base->programmed = U64_MAX;
 	} else {
@@ -424,7 +423,6 @@ static int arm_callout(struct callout *c, callout_func_t func, void *arg,
 	local = this_cpu_ptr(twheel_bases);
 	if (base != local && base->running != c) {
 		ret = twheel_del(&base->wheel, &c->entry);
-		disarm_idle_tick(base);
 		WRITE_ONCE(c->entry.owner, c->entry.owner | CALLOUT_MIGRATING);
 		raw_spin_unlock(&base->lock);
 		base = local;
@@ -441,15 +439,10 @@ static int arm_callout(struct callout *c, callout_func_t func, void *arg,
 	base->stats.rearmed += ret;
 	base->stats.peak = max_t(u64, base->stats.peak, base->wheel.count);
 	/*
-	 * Arming only adds work, so the next tick with work is now the
-	 * sooner of the one before and the one this entry's slot comes round
-	 * on: O(levels), where twheel_next_work() scans every bitmap.  That
-	 * tick is after the wheel's clock, so a tick set for the next one
-	 * (a busy CPU's) cannot come sooner: skip the arithmetic then.
+	 * The wheel has lowered its hint to this entry's first visit if that
+	 * comes sooner: the hrtimer need only move then.
 	 */
-	if (base->programmed > base->wheel.now + 1)
-		arm_tick(base, twheel_visit_tick(&base->wheel, base->wheel.now,
-						 c->entry.expires));
+	arm_tick(base, twheel_next_hint(&base->wheel));
 	raw_spin_unlock(&base->lock);
 	return ret;
 }
@@ -496,7 +489,8 @@ EXPORT_SYMBOL_GPL(setcallout);
  *
  * Never waits: if @c's function is running it goes on running (see
  * unsetcallout_sync()).  If @c was the last callout pending on its CPU,
- * that CPU's hrtimer is cancelled, so an idle system takes no interrupt.
+ * that CPU's tick fires once more, for nothing, at the tick it was set for,
+ * and then stays off.
  *
  * Paper: STOP TIMER, by handle in O(1): Costello's unsetcallout().
  *
@@ -624,7 +618,7 @@ EXPORT_SYMBOL_GPL(twheel_tick_ns);
  */
 unsigned long twheel_ns_to_ticks(u64 ns)
 {
-	u64 ticks = div64_u64(ns, tick_ns);
+	u64 ticks = ns_to_tick(ns);
 
 	if (ticks * tick_ns < ns)
 		ticks++;
@@ -681,6 +675,26 @@ u64 twheel_interrupts(unsigned int cpu)
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_interrupts);
+
+/**
+ * twheel_tick_set() - is a CPU's tick set to fire?
+ * @cpu: the CPU.
+ *
+ * Return: true if its hrtimer is programmed; it may then fire for nothing,
+ * once, after the wheel's last callout was cancelled.
+ */
+bool twheel_tick_set(unsigned int cpu)
+{
+	struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
+	unsigned long flags;
+	bool set;
+
+	raw_spin_lock_irqsave(&base->lock, flags);
+	set = base->programmed != U64_MAX;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return set;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_tick_set);
 
 /* For debugfs: the wheels' geometry, and the tick now running. */
 const struct twheel_geometry *twheel_geometry(void)
@@ -927,6 +941,8 @@ int twheel_engine_init(const struct twheel_geometry *geo, u64 tick,
 	    twheel_geometry_check(geo) || !release)
 		return -EINVAL;
 	tick_ns = tick;
+	tick_recip = twheel_recip(tick);
+	tick_last = div64_u64(KTIME_MAX, tick);
 	twheel_geo = *geo;
 	twheel_release = release;
 

@@ -14,6 +14,8 @@
 #ifndef _TWHEEL_INTERNAL_H
 #define _TWHEEL_INTERNAL_H
 
+#include <linux/math64.h>
+
 #include "twheel.h"
 #include "twheel_core.h"
 
@@ -24,6 +26,40 @@
 #define TWHEEL_MIN_TICK_NS	10000		/* 10 us */
 #define TWHEEL_MAX_TICK_NS	1000000000	/* 1 s */
 #define TWHEEL_DEFAULT_TICK_NS	1000000		/* 1 ms */
+
+/**
+ * twheel_recip() - what twheel_div_recip() multiplies by to divide by @d
+ * @d: the divisor, not 0.
+ *
+ * Context: any; one division, for a divisor fixed at load.
+ * Return: floor((2^64 - 1) / @d).
+ */
+static inline u64 twheel_recip(u64 d)
+{
+	return div64_u64(U64_MAX, d);
+}
+
+/**
+ * twheel_div_recip() - @n / @d, rounded down, exactly, without dividing
+ * @n: the dividend.
+ * @d: the divisor.
+ * @recip: twheel_recip(@d).
+ *
+ * With m = @recip >= (2^64 - @d) / @d, the product @n * m / 2^64 lies
+ * above @n / @d - 1 and not above @n / @d: its integer part is the
+ * quotient or one less, which the remainder tells apart.  A multiply for
+ * the 64-bit division the clock would otherwise take on every arming.
+ *
+ * Return: floor(@n / @d) for every u64 @n.
+ */
+static inline u64 twheel_div_recip(u64 n, u64 d, u64 recip)
+{
+	u64 q = mul_u64_u64_shr(n, recip, 64);
+
+	if (n - q * d >= d)
+		q++;
+	return q;
+}
 
 /*
  * The most entries the tick handles (runs, moves or looks at) with the
@@ -114,6 +150,7 @@ int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
 int twheel_cancel_timeout(struct callout *c);
 void twheel_count_timeout(bool failed);
 u64 twheel_interrupts(unsigned int cpu);
+bool twheel_tick_set(unsigned int cpu);
 const struct twheel_geometry *twheel_geometry(void);
 u64 twheel_now(void);
 void twheel_stats_read(unsigned int cpu, struct twheel_cpu_stats *st);

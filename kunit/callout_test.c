@@ -99,33 +99,87 @@ static u64 all_interrupts(void)
 	return sum;
 }
 
-/* With nothing pending, no twheel hrtimer fires; with work, it does. */
+/*
+ * Cancelling a CPU's only callout leaves its tick set: it fires once, for
+ * nothing, and then the CPU takes no twheel interrupt; with work, it does.
+ */
 static void idle_takes_no_interrupts(struct kunit *test)
 {
 	struct callout *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	atomic_t *fired = kunit_kzalloc(test, sizeof(*fired), GFP_KERNEL);
+	unsigned int cpu;
+	bool set;
 	u64 before;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	KUNIT_ASSERT_NOT_NULL(test, fired);
-	/* Arm and cancel one, to leave a programmed hrtimer if any. */
 	callout_init(c);
-	KUNIT_ASSERT_EQ(test, setcallout(c, count_fn, fired, 20), 0);
-	KUNIT_ASSERT_EQ(test, unsetcallout(c), 1);
+	cpu = get_cpu();
+	KUNIT_EXPECT_EQ(test, setcallout(c, count_fn, fired, 0), 0);
+	KUNIT_EXPECT_EQ(test, unsetcallout(c), 1);
+	set = twheel_tick_set(cpu);
+	put_cpu();
+	KUNIT_EXPECT_TRUE(test, set);
+
+	KUNIT_ASSERT_TRUE(test, poll_until(!twheel_tick_set(cpu)));
+	before = twheel_interrupts(cpu);
+	spin_ns(500 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, twheel_interrupts(cpu), before);
+	KUNIT_EXPECT_FALSE(test, twheel_tick_set(cpu));
+	KUNIT_EXPECT_EQ(test, atomic_read(fired), 0);
 
 	before = all_interrupts();
-	spin_ns(500 * NSEC_PER_MSEC);
-	KUNIT_EXPECT_EQ(test, all_interrupts(), before);
-
 	KUNIT_ASSERT_EQ(test, setcallout(c, count_fn, fired, 5), 0);
 	KUNIT_ASSERT_TRUE(test, poll_until(atomic_read(fired)));
 	KUNIT_EXPECT_GT(test, all_interrupts(), before);
 	unsetcallout_sync(c);
 }
 
+/*
+ * twheel_div_recip() divides exactly: against div64_u64() for the extreme
+ * tick lengths and some between, at dividends around multiples of each
+ * and at the ends of the u64 range.
+ */
+static void div_recip_is_exact(struct kunit *test)
+{
+	static const u64 divisors[] = {
+		TWHEEL_MIN_TICK_NS, TWHEEL_MIN_TICK_NS + 1, 65536, 99991,
+		TWHEEL_DEFAULT_TICK_NS, TWHEEL_DEFAULT_TICK_NS + 3,
+		(1ULL << 29) + 1, TWHEEL_MAX_TICK_NS - 1, TWHEEL_MAX_TICK_NS,
+	};
+	unsigned int i, k;
+
+	for (i = 0; i < ARRAY_SIZE(divisors); i++) {
+		u64 d = divisors[i], m = twheel_recip(d);
+		u64 n[] = {
+			0, 1, d - 1, d, d + 1, 2 * d - 1, U64_MAX, U64_MAX - 1,
+			U64_MAX - d, div64_u64(U64_MAX, d) * d,
+			div64_u64(U64_MAX, d) * d - 1, 1ULL << 63,
+			(1ULL << 63) - 1, ktime_get_ns(),
+		};
+		u64 x = 0x9e3779b97f4a7c15ULL * (i + 1);
+
+		for (k = 0; k < ARRAY_SIZE(n); k++)
+			KUNIT_EXPECT_EQ_MSG(test, twheel_div_recip(n[k], d, m),
+					    div64_u64(n[k], d), "%llu / %llu",
+					    n[k], d);
+		for (k = 0; k < 100000; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			/* A random value, and the multiple of d below it. */
+			if (twheel_div_recip(x, d, m) != div64_u64(x, d) ||
+			    twheel_div_recip(div64_u64(x, d) * d, d, m) !=
+			    div64_u64(x, d))
+				KUNIT_FAIL(test, "%llu / %llu", x, d);
+		}
+	}
+}
+
 static struct kunit_case twheel_internals_cases[] = {
 	KUNIT_CASE_SLOW(untimeout_most_recent_after_growth),
 	KUNIT_CASE(idle_takes_no_interrupts),
+	KUNIT_CASE(div_recip_is_exact),
 	{}
 };
 
