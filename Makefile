@@ -13,6 +13,9 @@
 #                     under ASan and UBSan
 # make user-bench     the wheels' moves per tick in user space, before and
 #                     after (BASELINE=rev, default 56a33fd)
+# make fuzz           the wheels under libFuzzer against a reference model,
+#                     then three planted bugs it must find (FUZZ_TIME=s,
+#                     default 60, for the clean core)
 # make clean
 
 # The running kernel's build directory, else the stock Debian 12 headers.
@@ -66,5 +69,8 @@ user-check:
 user-bench:
 	scripts/user-bench.sh $(BASELINE)
 
+fuzz:
+	scripts/user-fuzz.sh $(FUZZ_TIME)
+
 .PHONY: all modules clean install uninstall check demo bench user-check \
-	user-bench
+	user-bench fuzz

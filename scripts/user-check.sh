@@ -11,6 +11,8 @@
 # plants each fault wheel_check knows and checks that the run fails saying
 # so.  Exits non-zero if a run fails, a planted fault goes unnoticed, or a
 # sanitizer or a WARN_ON() reports anything.  CC picks the compiler.
+# Then runs scripts/user-fuzz.sh: the same core under libFuzzer for
+# FUZZ_TIME seconds (default 60), and its three planted bugs.
 
 set -euo pipefail
 
@@ -18,6 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 start=$(date +%s)
+"$here/install-deps.sh" clang-14 libclang-rt-14-dev
 out=$TWHEEL_TOP/build/user
 bin=$out/wheel_check
 mkdir -p "$out"
@@ -61,6 +64,8 @@ for f in late:': late$|: lost' early:': early$|: lost' order:'order:' \
 		note "self-test: planted fault '$fault' caught: $(grep -Em1 "$want" <<<"$log" | sed 's/^ *//')"
 	fi
 done
+
+"$here/user-fuzz.sh" || status=1
 
 note "user-check took $(( $(date +%s) - start )) s"
 [ $status -eq 0 ] || die "user-check failed"
