@@ -13,6 +13,8 @@
 #                     under ASan and UBSan
 # make user-bench     the wheels' moves per tick in user space, before and
 #                     after (BASELINE=rev, default 56a33fd)
+# make user-ops       instructions (callgrind) and ns per operation of the
+#                     wheels, beside the paper's VAX counts
 # make fuzz           the wheels under libFuzzer against a reference model,
 #                     then three planted bugs it must find (FUZZ_TIME=s,
 #                     default 60, for the clean core)
@@ -69,8 +71,11 @@ user-check:
 user-bench:
 	scripts/user-bench.sh $(BASELINE)
 
+user-ops:
+	scripts/user-ops.sh
+
 fuzz:
 	scripts/user-fuzz.sh $(FUZZ_TIME)
 
 .PHONY: all modules clean install uninstall check demo bench user-check \
-	user-bench fuzz
+	user-bench user-ops fuzz
