@@ -14,14 +14,15 @@
  * random, re-arms or deletes it or others, among them entries due on the
  * same tick that have not run yet.
  *
- * The model is the plain meaning of the API: each entry is idle, or
- * pending with a due tick and the sequence number of the call that armed
- * it last.  Pending entries run in the order of (due tick, sequence), each
- * exactly once, on its due tick, with the wheel's clock reading that tick;
- * none is lost; the wheel's count is the model's; twheel_next_work() is
- * never after the first due tick and never at or before the clock; and
- * every call returns what the model says, -EINVAL changing nothing.  A
- * WARN_ON() in the core (user/shim/linux/bug.h counts them) fails too.
+ * The model is the plain meaning of the API (user/model.h): each entry is
+ * idle, or pending with a due tick and the sequence number of the call
+ * that armed it last.  Pending entries run in the order of (due tick,
+ * sequence), each exactly once, on its due tick, with the wheel's clock
+ * reading that tick; none is lost; the wheel's count is the model's;
+ * twheel_next_work() is never after the first due tick and never at or
+ * before the clock; and every call returns what the model says, -EINVAL
+ * changing nothing.  A WARN_ON() in the core (user/shim/linux/bug.h counts
+ * them) fails too.
  *
  * Everything follows from the seed: a failure prints the seed, the op
  * number and what the op was doing, and the command that repeats it.
@@ -43,6 +44,7 @@
 #include <linux/minmax.h>
 
 #include "twheel_core.h"
+#include "model.h"
 
 /* Faults -f plants, each every FAULT_EVERY ops, and what must catch it. */
 enum fault {
@@ -63,15 +65,6 @@ static const char *const fault_names[] = {
 
 #define FAULT_EVERY	200
 
-/* An entry of the pool, with what the model knows of it. */
-struct item {
-	struct twheel_entry e;
-	bool pending;
-	bool planted;	/* e.expires changed behind the wheel's back */
-	u64 due;	/* while pending: the tick it must run on */
-	u64 seq;	/* while pending: which arming call armed it last */
-};
-
 /* One seed's run: the wheel, the model and what is being done. */
 struct run {
 	u64 seed;
@@ -87,10 +80,8 @@ struct run {
 	u64 span;
 	u64 start;		/* the clock twheel_init() was given */
 
-	struct item *items;
-	unsigned int nitems;
-	unsigned long pending;	/* model's count of pending items */
-	u64 seq;
+	struct model m;		/* the pool of entries, and the model */
+	bool *planted;		/* of each entry: expires moved by -f */
 	u64 to;			/* target of the advance being run */
 	bool open;		/* twheel_advance_batch() left a tick unfinished */
 	unsigned int cb_budget;	/* re-arms left to the expiry function */
@@ -169,33 +160,18 @@ static bool chance(struct run *r, unsigned int percent)
 	return rnd(r, 100) < percent;
 }
 
-static unsigned int item_nr(const struct run *r, const struct item *it)
+static unsigned int item_nr(const struct run *r, const struct model_item *it)
 {
-	return it - r->items;
-}
-
-/* The pending item due first, the one armed first among equals; or NULL. */
-static struct item *model_first(const struct run *r)
-{
-	struct item *best = NULL, *it;
-
-	for (it = r->items; it < r->items + r->nitems; it++) {
-		if (!it->pending)
-			continue;
-		if (!best || it->due < best->due ||
-		    (it->due == best->due && it->seq < best->seq))
-			best = it;
-	}
-	return best;
+	return model_nr(&r->m, it);
 }
 
 /* A pending item due on tick @t, or NULL. */
-static struct item *model_due_on(struct run *r, u64 t)
+static struct model_item *model_due_on(struct run *r, u64 t)
 {
-	unsigned int i, start = rnd(r, r->nitems);
+	unsigned int i, start = rnd(r, r->m.nitems);
 
-	for (i = 0; i < r->nitems; i++) {
-		struct item *it = &r->items[(start + i) % r->nitems];
+	for (i = 0; i < r->m.nitems; i++) {
+		struct model_item *it = &r->m.items[(start + i) % r->m.nitems];
 
 		if (it->pending && it->due == t)
 			return it;
@@ -203,26 +179,27 @@ static struct item *model_due_on(struct run *r, u64 t)
 	return NULL;
 }
 
-static struct item *any_item(struct run *r)
+static struct model_item *any_item(struct run *r)
 {
-	return &r->items[rnd(r, r->nitems)];
+	return &r->m.items[rnd(r, r->m.nitems)];
 }
 
 static void check_count(struct run *r)
 {
-	if (r->w.count != r->pending)
+	if (r->w.count != r->m.pending)
 		fail("count %lu, model has %lu pending", r->w.count,
-		     r->pending);
+		     r->m.pending);
 }
 
 /* The model's view of one item against the wheel's. */
-static void check_item(struct run *r, struct item *it)
+static void check_item(struct run *r, struct model_item *it)
 {
 	if (twheel_entry_pending(&it->e) != it->pending)
 		fail("item %u: twheel_entry_pending() %d, model %d",
 		     item_nr(r, it), twheel_entry_pending(&it->e),
 		     it->pending);
-	if (it->pending && !it->planted && it->e.expires != it->due)
+	if (it->pending && !r->planted[item_nr(r, it)] &&
+	    it->e.expires != it->due)
 		fail("item %u: expires %llu, model due %llu", item_nr(r, it),
 		     it->e.expires, it->due);
 }
@@ -230,13 +207,13 @@ static void check_item(struct run *r, struct item *it)
 /* Everything the model can say about the wheel between two ops. */
 static void check_all(struct run *r)
 {
-	struct item *first = model_first(r);
+	struct model_item *first = model_first(&r->m);
 	u64 next = twheel_next_work(&r->w);
 	unsigned int i;
 
 	check_count(r);
-	for (i = 0; i < r->nitems; i++)
-		check_item(r, &r->items[i]);
+	for (i = 0; i < r->m.nitems; i++)
+		check_item(r, &r->m.items[i]);
 	if (r->open) {
 		if (next != r->w.now)
 			fail("twheel_next_work() %llu with tick %llu unfinished",
@@ -271,18 +248,12 @@ static void check_all(struct run *r)
  * Arm @it with twheel_add(@val) if @rel, else twheel_add_at(@val), and
  * check the result and the model's update.
  */
-static void arm(struct run *r, struct item *it, bool rel, u64 val)
+static void arm(struct run *r, struct model_item *it, bool rel, u64 val)
 {
 	struct twheel *w = &r->w;
-	u64 now = w->now, due;
-	bool bad;
+	u64 due = 0;
+	bool bad = !model_arm_due(w->now, rel, val, &due);
 	int ret;
-
-	if (rel)
-		bad = val > TWHEEL_MAX_INTERVAL;
-	else
-		bad = val > now && val - now > TWHEEL_MAX_INTERVAL;
-	due = max(rel ? now + val : val, now + 1);
 
 	ret = rel ? twheel_add(w, &it->e, val) : twheel_add_at(w, &it->e, val);
 	if (bad) {
@@ -299,27 +270,21 @@ static void arm(struct run *r, struct item *it, bool rel, u64 val)
 		fail("%s(%llu) on item %u returned %d, want %d",
 		     rel ? "twheel_add" : "twheel_add_at", val,
 		     item_nr(r, it), ret, it->pending);
-	if (!it->pending)
-		r->pending++;
-	it->pending = true;
-	it->planted = false;
-	it->due = due;
-	it->seq = ++r->seq;
+	model_armed(&r->m, it, due);
+	r->planted[item_nr(r, it)] = false;
 	check_count(r);
 	check_item(r, it);
 }
 
-static void del(struct run *r, struct item *it)
+static void del(struct run *r, struct model_item *it)
 {
 	bool ret = twheel_del(&r->w, &it->e);
 
 	if (ret != it->pending)
 		fail("twheel_del() on item %u returned %d, want %d",
 		     item_nr(r, it), ret, it->pending);
-	if (it->pending)
-		r->pending--;
-	it->pending = false;
-	it->planted = false;
+	model_stopped(&r->m, it);
+	r->planted[item_nr(r, it)] = false;
 	check_count(r);
 	check_item(r, it);
 }
@@ -390,7 +355,8 @@ static u64 pick_tick(struct run *r)
 static void expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 {
 	struct run *r = ctx;
-	struct item *it = container_of(e, struct item, e), *first, *o;
+	struct model_item *it = container_of(e, struct model_item, e);
+	struct model_item *first, *o;
 	u64 iv;
 
 	r->cb_what[0] = 0;
@@ -413,7 +379,7 @@ static void expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 	if (w->now > r->to)
 		fail("item %u expired on tick %llu, after the advance's end %llu",
 		     item_nr(r, it), w->now, r->to);
-	first = model_first(r);
+	first = model_first(&r->m);
 	if (first != it && first->due < it->due)
 		fail("item %u due on %llu expired before item %u due on %llu: lost or late",
 		     item_nr(r, it), it->due, item_nr(r, first), first->due);
@@ -421,8 +387,7 @@ static void expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 		fail("order: item %u (armed #%llu) before item %u (#%llu), due on %llu",
 		     item_nr(r, it), it->seq, item_nr(r, first), first->seq,
 		     it->due);
-	it->pending = false;
-	r->pending--;
+	model_stopped(&r->m, it);
 	check_count(r);
 
 	if (!r->cb_budget)
@@ -490,16 +455,16 @@ static void expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 static void advance(struct run *r, u64 to)
 {
 	u64 before = r->w.now;
-	struct item *first;
+	struct model_item *first;
 
 	r->to = to;
-	r->cb_budget = 64 + 4 * r->nitems;
+	r->cb_budget = 64 + 4 * r->m.nitems;
 	twheel_advance(&r->w, to, expire, r);
 	r->cb_what[0] = 0;
 	if (r->w.now != max(before, to))
 		fail("clock %llu after advancing from %llu to %llu", r->w.now,
 		     before, to);
-	first = model_first(r);
+	first = model_first(&r->m);
 	if (first && first->due <= r->w.now)
 		fail("item %u due on %llu still pending at %llu: lost",
 		     item_nr(r, first), first->due, r->w.now);
@@ -519,13 +484,13 @@ static void advance_batch(struct run *r, u64 to)
 	};
 	unsigned int budget = budgets[rnd(r, ARRAY_SIZE(budgets))];
 	unsigned long calls = 0, expired;
-	struct item *first, *it;
+	struct model_item *first, *it;
 
 	snprintf(r->what, sizeof(r->what),
 		 "twheel_advance_batch() to %llu, budget %u, call 1", to,
 		 budget);
 	r->to = to;
-	r->cb_budget = 64 + 4 * r->nitems;
+	r->cb_budget = 64 + 4 * r->m.nitems;
 	while (twheel_advance_batch(&r->w, to, expire, r, budget)) {
 		r->open = true;
 		r->cb_what[0] = 0;
@@ -552,7 +517,7 @@ static void advance_batch(struct run *r, u64 to)
 	}
 	r->open = false;
 	r->cb_what[0] = 0;
-	first = model_first(r);
+	first = model_first(&r->m);
 	if (first && first->due <= to)
 		fail("item %u due on %llu pending after the batches to %llu: lost",
 		     item_nr(r, first), first->due, to);
@@ -574,7 +539,7 @@ static void advance_batch(struct run *r, u64 to)
  */
 static u64 limit_jump(struct run *r, u64 d)
 {
-	while (d > 1 && r->pending * (d / r->span) > 20000)
+	while (d > 1 && r->m.pending * (d / r->span) > 20000)
 		d /= 2;
 	return min(d, TWHEEL_CLOCK_LIMIT - 1 - r->w.now);
 }
@@ -583,7 +548,7 @@ static void op_advance(struct run *r)
 {
 	u64 now = r->w.now, d;
 	unsigned int k = rnd(r, 100);
-	struct item *first;
+	struct model_item *first;
 
 	if (k < 35) {
 		d = 1;
@@ -597,7 +562,7 @@ static void op_advance(struct run *r)
 		d = rnd(r, 1ULL << (20 + rnd(r, 24)));
 	} else if (k < 98) {
 		/* To the first entry due, a tick short of it, or past it. */
-		first = model_first(r);
+		first = model_first(&r->m);
 		d = first ? first->due - now + rnd(r, 3) - 1 :
 			1 + rnd(r, r->span);
 	} else {
@@ -627,7 +592,7 @@ static void op_burst(struct run *r)
 	bool one_tick = chance(r, 30);
 
 	base = (r->w.now / g + 1 + rnd(r, 3)) * g;
-	k = r->nitems / 2 + rnd(r, r->nitems / 2 + 1);
+	k = r->m.nitems / 2 + rnd(r, r->m.nitems / 2 + 1);
 	snprintf(r->what, sizeof(r->what),
 		 "burst of %u in the %llu ticks from %llu%s", k, g, base,
 		 one_tick ? ", on one tick" : "");
@@ -641,7 +606,7 @@ static void op_burst(struct run *r)
 /* Plant the fault of -f: the run must fail soon after. */
 static void plant(struct run *r)
 {
-	struct item *a = any_item(r), *b;
+	struct model_item *a = any_item(r), *b;
 	u64 due = r->w.now + 2 + rnd(r, min(r->span, 1000ULL));
 
 	switch (r->fault) {
@@ -653,11 +618,11 @@ static void plant(struct run *r)
 			 r->fault == FAULT_LATE ? "later" : "earlier");
 		arm(r, a, false, due);
 		a->e.expires += r->fault == FAULT_LATE ? 1 : -1;
-		a->planted = true;
+		r->planted[item_nr(r, a)] = true;
 		advance(r, due + 1);
 		break;
 	case FAULT_ORDER:
-		b = &r->items[(item_nr(r, a) + 1) % r->nitems];
+		b = &r->m.items[(item_nr(r, a) + 1) % r->m.nitems];
 		if (a == b)
 			break;
 		snprintf(r->what, sizeof(r->what),
@@ -678,7 +643,7 @@ static void run_op(struct run *r)
 {
 	unsigned int k = rnd(r, 100);
 	struct twheel_entry *e;
-	struct item *it;
+	struct model_item *it;
 	u64 v;
 
 	r->what[0] = 0;
@@ -706,12 +671,12 @@ static void run_op(struct run *r)
 	} else if (k < 56) {
 		snprintf(r->what, sizeof(r->what), "twheel_first()");
 		e = twheel_first(&r->w);
-		if (!e != !r->pending)
+		if (!e != !r->m.pending)
 			fail("twheel_first() %s with %lu pending",
-			     e ? "an entry" : "NULL", r->pending);
-		if (e && !container_of(e, struct item, e)->pending)
+			     e ? "an entry" : "NULL", r->m.pending);
+		if (e && !container_of(e, struct model_item, e)->pending)
 			fail("twheel_first() gave item %u, not pending",
-			     item_nr(r, container_of(e, struct item, e)));
+			     item_nr(r, container_of(e, struct model_item, e)));
 	} else {
 		op_advance(r);
 	}
@@ -821,12 +786,13 @@ static void run_seed(u64 seed)
 	r->start = start;
 	if (twheel_init(&r->w, &r->geo, start))
 		fail("twheel_init() refused the geometry");
-	r->nitems = pool[rnd(r, ARRAY_SIZE(pool))];
-	r->items = calloc(r->nitems, sizeof(*r->items));
-	if (!r->items)
+	r->m.nitems = pool[rnd(r, ARRAY_SIZE(pool))];
+	r->m.items = calloc(r->m.nitems, sizeof(*r->m.items));
+	r->planted = calloc(r->m.nitems, sizeof(*r->planted));
+	if (!r->m.items || !r->planted)
 		abort();
-	for (i = 0; i < r->nitems; i++)
-		twheel_entry_init(&r->items[i].e);
+	for (i = 0; i < r->m.nitems; i++)
+		twheel_entry_init(&r->m.items[i].e);
 	check_all(r);
 
 	for (r->op = 0; r->op < opt.ops; r->op++)
@@ -836,8 +802,8 @@ static void run_seed(u64 seed)
 	if (r->fault == FAULT_WARN) {
 		snprintf(r->what, sizeof(r->what),
 			 "fault: twheel_destroy() with an entry pending");
-		if (!r->pending)
-			arm(r, &r->items[0], true, 1);
+		if (!r->m.pending)
+			arm(r, &r->m.items[0], true, 1);
 		twheel_destroy(&r->w);
 		if (shim_warnings)
 			fail("WARN_ON fired %lu times", shim_warnings);
@@ -845,7 +811,7 @@ static void run_seed(u64 seed)
 		exit(0);
 	}
 	while ((e = twheel_first(&r->w))) {
-		struct item *it = container_of(e, struct item, e);
+		struct model_item *it = container_of(e, struct model_item, e);
 
 		if (!it->pending)
 			fail("twheel_first() gave item %u, not pending",
@@ -860,12 +826,13 @@ static void run_seed(u64 seed)
 	if (opt.verbose) {
 		geo_name(&r->geo, geo, sizeof(geo));
 		printf("seed %llu: %s from %llu, %u entries, %lu expired\n",
-		       seed, geo, start, r->nitems, r->expired);
+		       seed, geo, start, r->m.nitems, r->expired);
 		printf("  in the expiry function %lu armed, %lu deleted; %lu -EINVAL; clock %llu\n",
 		       r->rearmed_in_fn, r->deleted_in_fn, r->einval,
 		       r->w.now);
 	}
-	free(r->items);
+	free(r->m.items);
+	free(r->planted);
 	free(r);
 	cur = NULL;
 }
