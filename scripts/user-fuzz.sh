@@ -7,7 +7,8 @@
 #
 # The clean core is fuzzed for SECONDS (default: FUZZ_TIME, else 60), from
 # the corpus kept in build/user/fuzz/corpus/, which grows from run to run;
-# a crash leaves its input in build/user/fuzz/crash-*.  Then each planted
+# a crash leaves its input in build/user/fuzz/crash-*, which
+# "build/user/fuzz/fuzz FILE" runs again alone.  Then each planted
 # bug must crash the fuzzer, starting from an empty corpus, within
 # FUZZ_BUG_TIME seconds (default 60), with a complaint of the right kind:
 #
@@ -89,7 +90,8 @@ note "fuzzing the core for $secs s (corpus: ${out#"$TWHEEL_TOP"/}/corpus)"
 if ! fuzz "$out/fuzz" "$secs" "$out/clean.log" \
 	-artifact_prefix="$out/" "$out/corpus"; then
 	grep -E -A3 'fuzz: FAIL|ERROR|WARNING' "$out/clean.log" | head -20 >&2
-	die "the fuzzer crashed on the clean core: see $out/clean.log"
+	die "the fuzzer crashed on the clean core: see $out/clean.log; \
+$out/fuzz CRASH-FILE runs the input again"
 fi
 note "clean: $(grep -Eo 'stat::number_of_executed_units: *[0-9]+' \
 	"$out/clean.log" | grep -Eo '[0-9]+$') inputs, \
