@@ -589,8 +589,9 @@ static u64 pick_start(struct fuzz *f)
 	case 2:
 		return below(f, 1ULL << 32);
 	case 3:
-		/* Just before the top level wraps. */
-		return f->span * (1 + below(f, 1000)) - 1 - below(f, 3);
+		/* Just before the top level wraps, never before 0. */
+		return f->span * (1 + below(f, 1000)) - 1 -
+		       below(f, min(f->span, 3ULL));
 	case 4:
 		return (1ULL << 62) + below(f, 1ULL << 40);
 	default:

@@ -776,8 +776,9 @@ static void run_seed(u64 seed)
 		start = rnd(r, 1ULL << 32);
 		break;
 	case 3:
-		/* Just before the top level wraps. */
-		start = r->span * (1 + rnd(r, 1000)) - 1 - rnd(r, 3);
+		/* Just before the top level wraps, never before 0. */
+		start = r->span * (1 + rnd(r, 1000)) - 1 -
+			rnd(r, min(r->span, 3ULL));
 		break;
 	default:
 		start = (1ULL << 62) + rnd(r, 1ULL << 40);
