@@ -44,7 +44,8 @@ cd "$TWHEEL_TOP"
 ${CC:-cc} -std=gnu11 -O2 -g -Wall -Wno-unused-parameter -Iuser/shim -Iinclude \
 	-o "$out/ops" user/ops.c twheel_core.c user/shim/shim.c ||
 	die "building ops failed"
-head=$(git rev-parse --short HEAD)
+# The core's own revision: the last commit that changed it.
+head=$(git log -1 --format=%h -- twheel_core.c include)
 git diff --quiet HEAD -- twheel_core.c include || head="$head + changes"
 cc_version=$(${CC:-cc} --version | head -1)
 
@@ -167,9 +168,10 @@ cell() {
 	echo "twheel_advance() by one tick on which nothing is due (it looks for"
 	echo "the next busy slot in the bitmap, here up to 1024 slots ahead);"
 	echo "*expiry*, *early visit* and *migration*, each entry handled so, the"
-	echo "tick's own work taken off (Scheme 7 drains at most a few entries a"
-	echo "tick, so early visits and migrations there carry a share of the"
-	echo "ticks they take)."
+	echo "tick's own work taken off.  Scheme 7 spreads a drain over the"
+	echo "ticks before the slot's span, a few entries a tick (8 here), so"
+	echo "there an early visit or a migration carries its share of the ticks"
+	echo "the drain takes."
 	for s in 6 7; do
 		echo
 		if [ "$s" = 6 ]; then
