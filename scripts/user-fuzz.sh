@@ -6,11 +6,12 @@
 # same fuzzer against three copies of the core with a bug planted in each.
 #
 # The clean core is fuzzed for SECONDS (default: FUZZ_TIME, else 60), from
-# the corpus kept in build/user/fuzz/corpus/, which grows from run to run;
-# a crash leaves its input in build/user/fuzz/crash-*, which
-# "build/user/fuzz/fuzz FILE" runs again alone.  Then each planted
-# bug must crash the fuzzer, starting from an empty corpus, within
-# FUZZ_BUG_TIME seconds (default 60), with a complaint of the right kind:
+# the corpus kept in build/user/fuzz/corpus/, which grows from run to run
+# and is merged down to the inputs that add coverage once it passes 3000.
+# A crash leaves its input in build/user/fuzz/crash-*, which
+# "build/user/fuzz/fuzz FILE" runs again alone.  Then each planted bug must
+# crash the fuzzer, starting from an empty corpus, within FUZZ_BUG_TIME
+# seconds (default 60), with a complaint of the right kind:
 #
 #   slot   twheel_slot_index() returns the slot after the right one: an
 #          entry runs late or never (late, lost, next_work)
@@ -86,6 +87,16 @@ fuzz() {
 }
 
 build "$out/fuzz" twheel_core.c
+# Every run adds to the corpus; keep it to the inputs that cover something.
+if [ "$(find "$out/corpus" -type f | wc -l)" -gt 3000 ]; then
+	note "merging the corpus"
+	rm -rf "$out/corpus.new"
+	mkdir "$out/corpus.new"
+	fuzz "$out/fuzz" 600 "$out/merge.log" -merge=1 "$out/corpus.new" \
+		"$out/corpus" || die "merging the corpus failed: see $out/merge.log"
+	rm -rf "$out/corpus"
+	mv "$out/corpus.new" "$out/corpus"
+fi
 note "fuzzing the core for $secs s (corpus: ${out#"$TWHEEL_TOP"/}/corpus)"
 if ! fuzz "$out/fuzz" "$secs" "$out/clean.log" \
 	-artifact_prefix="$out/" "$out/corpus"; then
