@@ -5,6 +5,9 @@
  * its init and prints one CSV line per figure to the kernel log:
  *
  *   twheel_bench: fig9,FACILITY,SCHEME,N,NS_PER_PAIR
+ *   twheel_bench: lone,FACILITY,SCHEME,CPU,PENDING,NS_PER_PAIR
+ *   twheel_bench: loneidle,FACILITY,SCHEME,CPU,LOOP_IRQS,SETTLE_MS,
+ *                 SETTLE_IRQS,IDLE_MS,IDLE_IRQS
  *   twheel_bench: memory,FACILITY,BYTES
  *   twheel_bench: step,STEP,NS
  *
@@ -21,8 +24,24 @@
  *   timer_list         the kernel's timer wheel: timer_delete() + add_timer()
  *   hrtimer            the kernel's rbtree: hrtimer_try_to_cancel() +
  *                      hrtimer_start()
+ *
+ * The lone timer (@lone): the same pairs on the only timer of one CPU
+ * (@lone_cpu, or the last online one), from a worker bound to it, with
+ * interrupts as they are, for every facility above but bsd_list.  PENDING
+ * is the number of twheel callouts pending on that CPU before ("-" for
+ * the kernel's facilities), which should be 0: then cancelling the lone
+ * callout empties the wheel and setting it wakes it, each time.  After
+ * twheel_setcallout's, loneidle tells whether twheel then stays tickless:
+ * the callout is set once more, for LONE_TICKS ticks, and cancelled; the
+ * CPU's twheel interrupts are counted over the timed loop (LOOP_IRQS),
+ * the SETTLE_MS after (SETTLE_IRQS: an hrtimer left armed may fire once
+ * into the empty wheel there) and the IDLE_MS after that (IDLE_IRQS: 0
+ * if twheel is tickless), from its debugfs "stats"; -1 if that is not
+ * there.
  */
 
+#include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -35,8 +54,10 @@
 #include <linux/string.h>
 #include <linux/timer.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "twheel.h"
+#include "twheel_dfs.h"
 
 static char *facilities = "bsd_list,twheel_timeout,twheel_setcallout,timer_list,hrtimer";
 module_param(facilities, charp, 0444);
@@ -53,6 +74,14 @@ MODULE_PARM_DESC(scheme, "twheel's scheme, for the CSV (6 or 7)");
 static unsigned int max_n = 1000000;
 module_param(max_n, uint, 0444);
 MODULE_PARM_DESC(max_n, "largest N; N runs over the powers of 10 from 100");
+
+static bool lone = true;
+module_param(lone, bool, 0444);
+MODULE_PARM_DESC(lone, "measure the pairs on a CPU's only timer too (default Y)");
+
+static int lone_cpu = -1;
+module_param(lone_cpu, int, 0444);
+MODULE_PARM_DESC(lone_cpu, "the CPU of the lone timer (default: the last online)");
 
 static unsigned int min_ms = 200;
 module_param(min_ms, uint, 0444);
@@ -142,6 +171,7 @@ static void bsd_untimeout(callout_func_t func, void *arg)
 struct facility {
 	const char *name;
 	bool twheel;
+	bool lone;
 	size_t bytes;
 	int (*setup)(unsigned int n);
 	void (*pairs)(unsigned int n, unsigned int reps);
@@ -369,15 +399,15 @@ static void hrtimer_teardown(unsigned int n)
 }
 
 static const struct facility facility_table[] = {
-	{ "bsd_list", false, sizeof(struct bsd_callout), bsd_setup,
+	{ "bsd_list", false, false, sizeof(struct bsd_callout), bsd_setup,
 	  bsd_pairs, bsd_teardown },
-	{ "twheel_timeout", true, 0, tw_timeout_setup, tw_timeout_pairs,
-	  tw_timeout_teardown },
-	{ "twheel_setcallout", true, sizeof(struct callout), tw_callout_setup,
-	  tw_callout_pairs, tw_callout_teardown },
-	{ "timer_list", false, sizeof(struct timer_list), timer_setup_n,
+	{ "twheel_timeout", true, true, 0, tw_timeout_setup,
+	  tw_timeout_pairs, tw_timeout_teardown },
+	{ "twheel_setcallout", true, true, sizeof(struct callout),
+	  tw_callout_setup, tw_callout_pairs, tw_callout_teardown },
+	{ "timer_list", false, true, sizeof(struct timer_list), timer_setup_n,
 	  timer_pairs, timer_teardown },
-	{ "hrtimer", false, sizeof(struct hrtimer), hrtimer_setup_n,
+	{ "hrtimer", false, true, sizeof(struct hrtimer), hrtimer_setup_n,
 	  hrtimer_pairs, hrtimer_teardown },
 };
 
@@ -418,6 +448,90 @@ static u64 measure(const struct facility *f, unsigned int n)
 	return best;
 }
 
+/* ---- the lone timer -------------------------------------------------- */
+
+/*
+ * The last callout of loneidle is set this many ticks ahead and cancelled
+ * at once: a twheel that leaves its hrtimer armed then takes that one
+ * interrupt within the settling time.
+ */
+#define LONE_TICKS	10
+#define LONE_SETTLE_MS	500
+#define LONE_IDLE_MS	1000
+
+/* What the worker on the lone CPU runs, and what it found. */
+struct lone_work {
+	const struct facility *f;
+	u64 ns;
+};
+
+static long lone_fn(void *arg)
+{
+	struct lone_work *w = arg;
+	struct callout c;
+
+	w->ns = measure(w->f, 0);
+	if (!strcmp(w->f->name, "twheel_setcallout")) {
+		callout_init(&c);
+		setcallout(&c, never, &c, LONE_TICKS);
+		unsetcallout_sync(&c);
+	}
+	return 0;
+}
+
+/* @cpu's twheel "interrupts" and "pending", -1 for what cannot be read. */
+static void lone_stats(unsigned int cpu, s64 *irqs, s64 *pending)
+{
+	static const char *const names[] = { "interrupts", "pending" };
+	s64 v[ARRAY_SIZE(names)];
+
+	dfs_read_cpu_stats(cpu, names, v, ARRAY_SIZE(names));
+	*irqs = v[0];
+	*pending = v[1];
+}
+
+static s64 delta(s64 a, s64 b)
+{
+	return a < 0 || b < 0 ? -1 : b - a;
+}
+
+static void bench_lone(const struct facility *f, unsigned int cpu)
+{
+	struct lone_work w = { .f = f };
+	s64 irq0, irq1, irq2, irq3, pending;
+	char col[8] = "-", was[24] = "-";
+	u64 t1, t2, t3;
+
+	if (f->twheel)
+		snprintf(col, sizeof(col), "%u", scheme);
+	lone_stats(cpu, &irq0, &pending);
+	if (f->twheel)
+		snprintf(was, sizeof(was), "%lld", pending);
+	work_on_cpu(cpu, lone_fn, &w);
+	if (!w.ns) {
+		pr_err("twheel_bench: %s lone: out of memory\n", f->name);
+		return;
+	}
+	pr_info("twheel_bench: lone,%s%s%s,%s,%u,%s,%llu\n", label,
+		*label ? ":" : "", f->name, col, cpu, was, w.ns);
+	if (strcmp(f->name, "twheel_setcallout"))
+		return;
+
+	t1 = ktime_get_ns();
+	lone_stats(cpu, &irq1, &pending);
+	msleep(LONE_SETTLE_MS);
+	t2 = ktime_get_ns();
+	lone_stats(cpu, &irq2, &pending);
+	msleep(LONE_IDLE_MS);
+	t3 = ktime_get_ns();
+	lone_stats(cpu, &irq3, &pending);
+	pr_info("twheel_bench: loneidle,%s%s%s,%u,%u,%lld,%llu,%lld,%llu,%lld\n",
+		label, *label ? ":" : "", f->name, scheme, cpu,
+		delta(irq0, irq1), div_u64(t2 - t1, NSEC_PER_MSEC),
+		delta(irq1, irq2), div_u64(t3 - t2, NSEC_PER_MSEC),
+		delta(irq2, irq3));
+}
+
 /*
  * What two steps every twheel pair takes cost on their own, to read the
  * pairs against: a clock read (setcallout() reads the time to know the
@@ -454,7 +568,7 @@ static void bench_steps(void)
 
 static int __init bench_init(void)
 {
-	unsigned int i, n;
+	unsigned int i, n, cpu;
 
 	prandom_seed_state(&bench_rnd, 1997);
 	if (strstr(facilities, "twheel_setcallout") && !*label)
@@ -483,6 +597,16 @@ static int __init bench_init(void)
 			cond_resched();
 		}
 	}
+	if (!lone)
+		return 0;
+	if (lone_cpu >= 0 && lone_cpu < nr_cpu_ids && cpu_online(lone_cpu))
+		cpu = lone_cpu;
+	else
+		cpu = cpumask_last(cpu_online_mask);
+	for (i = 0; i < ARRAY_SIZE(facility_table); i++)
+		if (facility_table[i].lone &&
+		    strstr(facilities, facility_table[i].name))
+			bench_lone(&facility_table[i], cpu);
 	return 0;
 }
 module_init(bench_init);

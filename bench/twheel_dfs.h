@@ -96,4 +96,63 @@ static inline int dfs_read_config(struct dfs_config *cfg)
 	return 0;
 }
 
+/* The next blank-separated word of *@p, or NULL. */
+static inline char *dfs_word(char **p)
+{
+	char *w;
+
+	do {
+		w = strsep(p, " \t");
+	} while (w && !*w);
+	return w;
+}
+
+/**
+ * dfs_read_cpu_stats() - columns of one CPU's row of "stats", by name
+ * @cpu: the CPU.
+ * @names: the column names, as the header row spells them.
+ * @vals: their values, -1 for a column this twheel does not have.
+ * @nr: the number of @names and @vals.
+ *
+ * "stats" has a header row of names starting with "cpu", then a row per
+ * CPU starting with its number, then a total.
+ *
+ * Context: process context; sleeps.
+ * Return: 0, or -errno if the file cannot be read or has no such row.
+ */
+static inline int dfs_read_cpu_stats(unsigned int cpu,
+				     const char *const *names, s64 *vals,
+				     unsigned int nr)
+{
+	const size_t size = 4 * PAGE_SIZE;
+	char *buf, *p, *line, *header = NULL, *row = NULL, *h, *v;
+	unsigned long long val;
+	unsigned int i, c;
+	int ret;
+
+	for (i = 0; i < nr; i++)
+		vals[i] = -1;
+	buf = kmalloc(size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ret = dfs_read(DFS_STATS, buf, size);
+	for (p = buf; !ret && (line = strsep(&p, "\n"));) {
+		if (str_has_prefix(line, "cpu "))
+			header = line;
+		else if (sscanf(line, "%u ", &c) == 1 && c == cpu)
+			row = line;
+	}
+	if (!ret && (!header || !row))
+		ret = -EPROTO;
+	while (!ret && (h = dfs_word(&header)) && (v = dfs_word(&row))) {
+		if (kstrtoull(v, 10, &val))
+			continue;
+		for (i = 0; i < nr; i++)
+			if (!strcmp(h, names[i]))
+				vals[i] = val;
+	}
+	kfree(buf);
+	return ret;
+}
+
 #endif /* _TWHEEL_DFS_H */

@@ -10,10 +10,14 @@
 #
 #   bench/twheel_bench.c  Fig. 9 over every facility with twheel's
 #                         scheme=6, then twheel's two facilities again with
-#                         scheme=7; MAX_N (default 1000000) bounds n
+#                         scheme=7; MAX_N (default 1000000) bounds n; then
+#                         the same pairs on the only timer of one CPU, and
+#                         whether twheel stays tickless after (the lone
+#                         timer), and the cost of reading the clock
 #   bench/schemes_bench.c every scheme of the papers behind one interface
 #                         (bench/tsched.c): start, stop and tick against
-#                         n, and Schemes 6 and 7's bookkeeping against T
+#                         n, and Schemes 6 and 7's bookkeeping against T;
+#                         SCHEMES=0 skips it
 #   bench/twheel_live.c   interrupts per expiry against Appendix A, at a
 #                         0.1 ms tick on small wheels (scheme=6 256 slots,
 #                         scheme=7 16/16/16); then for each scheme at the
@@ -29,8 +33,8 @@
 #                         numbers of long callouts, and BASELINE=REV runs it
 #                         on twheel.ko built from git revision REV too, in
 #                         the same boot, before the tree's; BASELINE=REV
-#                         runs twheel_bench.c's twheel facilities on it as
-#                         well
+#                         runs twheel_bench.c's twheel facilities, Fig. 9
+#                         and the lone timer, on it as well
 #
 # scripts/bench-report.py writes the CSV files, the plots and results.md,
 # into bench/results/ or RESULTS.
@@ -110,9 +114,13 @@ rmmod twheel_bench
 rmmod twheel$base_fig9"
 
 # The data structures alone, on a clock driven by hand: no twheel.ko.
-run+="
+if [ "${SCHEMES:-1}" = 0 ]; then
+	note "SCHEMES=0: skipping the schemes of the papers"
+else
+	run+="
 insmod /lib/twheel/twheel_schemes.ko max_n=$max_n
 rmmod twheel_schemes"
+fi
 
 if [ "${LIVE:-1}" = 0 ]; then
 	note "LIVE=0: skipping the live measurements"
