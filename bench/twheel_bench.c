@@ -10,6 +10,7 @@
  *                 SETTLE_IRQS,IDLE_MS,IDLE_IRQS
  *   twheel_bench: memory,FACILITY,BYTES
  *   twheel_bench: step,STEP,NS
+ *   twheel_bench: clock,READER,NS
  *
  * Fig. 9: N timers are armed for random times far in the future; then one
  * more is cancelled and set again, over and over, each time for a random
@@ -38,6 +39,11 @@
  * into the empty wheel there) and the IDLE_MS after that (IDLE_IRQS: 0
  * if twheel is tickless), from its debugfs "stats"; -1 if that is not
  * there.
+ *
+ * The clock readers (clock): ns per call of ktime_get_ns(), which
+ * setcallout() calls to know the tick, of ktime_get_coarse_ns(), the time
+ * of the last tick of the kernel's timekeeping, and of a plain read of
+ * jiffies, as timer_list takes the time.
  */
 
 #include <linux/cpumask.h>
@@ -532,26 +538,77 @@ static void bench_lone(const struct facility *f, unsigned int cpu)
 		delta(irq2, irq3));
 }
 
+enum { CLOCK_KTIME, CLOCK_COARSE, CLOCK_JIFFIES, CLOCK_NR };
+
+static const char *const clock_names[CLOCK_NR] = {
+	[CLOCK_KTIME] = "ktime_get_ns",
+	[CLOCK_COARSE] = "ktime_get_coarse_ns",
+	[CLOCK_JIFFIES] = "jiffies",
+};
+
+/*
+ * ns for @reps reads of clock @which.  Always inlined into a function per
+ * clock, @which a constant there, so that each loop holds one reader as
+ * its callers have it, with no branch or indirect call around it.
+ */
+static __always_inline u64 clock_loop(unsigned int which, unsigned int reps)
+{
+	u64 t0 = ktime_get_ns(), sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < reps; i++) {
+		if (which == CLOCK_KTIME)
+			sum += ktime_get_ns();
+		else if (which == CLOCK_COARSE)
+			sum += ktime_get_coarse_ns();
+		else
+			sum += READ_ONCE(jiffies);
+	}
+	WARN_ON_ONCE(!sum);
+	return ktime_get_ns() - t0;
+}
+
+static noinline u64 clock_loop_ktime(unsigned int reps)
+{
+	return clock_loop(CLOCK_KTIME, reps);
+}
+
+static noinline u64 clock_loop_coarse(unsigned int reps)
+{
+	return clock_loop(CLOCK_COARSE, reps);
+}
+
+static noinline u64 clock_loop_jiffies(unsigned int reps)
+{
+	return clock_loop(CLOCK_JIFFIES, reps);
+}
+
 /*
  * What two steps every twheel pair takes cost on their own, to read the
  * pairs against: a clock read (setcallout() reads the time to know the
  * tick; timer_list reads jiffies, hrtimer_start() in absolute mode reads
  * nothing) and an interrupt-disabling lock and unlock (every facility
- * takes one per call).  ns per operation, best of three batches.
+ * takes one per call).  ns per operation, best of three batches.  Then
+ * the clock readers side by side, in tenths of a ns: what a coarser
+ * clock than ktime_get_ns() would save setcallout().
  */
 static void bench_steps(void)
 {
 	static DEFINE_RAW_SPINLOCK(lock);
 	const unsigned int reps = 100000;
-	u64 t0, sum = 0, clock = U64_MAX, lock_ns = U64_MAX;
+	u64 clock[CLOCK_NR], t0, lock_ns = U64_MAX;
 	unsigned long flags;
 	unsigned int b, i;
 
+	for (i = 0; i < ARRAY_SIZE(clock); i++)
+		clock[i] = U64_MAX;
 	for (b = 0; b < 3; b++) {
-		t0 = ktime_get_ns();
-		for (i = 0; i < reps; i++)
-			sum += ktime_get_ns();
-		clock = min(clock, div_u64(ktime_get_ns() - t0, reps));
+		clock[CLOCK_KTIME] = min(clock[CLOCK_KTIME],
+					 clock_loop_ktime(reps));
+		clock[CLOCK_COARSE] = min(clock[CLOCK_COARSE],
+					  clock_loop_coarse(reps));
+		clock[CLOCK_JIFFIES] = min(clock[CLOCK_JIFFIES],
+					   clock_loop_jiffies(reps));
 		t0 = ktime_get_ns();
 		for (i = 0; i < reps; i++) {
 			raw_spin_lock_irqsave(&lock, flags);
@@ -560,10 +617,16 @@ static void bench_steps(void)
 		lock_ns = min(lock_ns, div_u64(ktime_get_ns() - t0, reps));
 		cond_resched();
 	}
-	pr_info("twheel_bench: step,ktime_get_ns,%llu\n", clock);
+	pr_info("twheel_bench: step,ktime_get_ns,%llu\n",
+		div_u64(clock[CLOCK_KTIME], reps));
 	pr_info("twheel_bench: step,raw_spin_lock_irqsave+unlock,%llu\n",
 		lock_ns);
-	WARN_ON_ONCE(!sum);
+	for (i = 0; i < CLOCK_NR; i++) {
+		u64 tenths = div_u64(clock[i] * 10, reps);
+
+		pr_info("twheel_bench: clock,%s,%llu.%llu\n", clock_names[i],
+			div_u64(tenths, 10), tenths % 10);
+	}
 }
 
 static int __init bench_init(void)
