@@ -13,30 +13,37 @@
  * options.  The table has 2^bits buckets of unordered chains; a chain is
  * protected by one of %TWHEEL_HASH_LOCKS striped locks, chosen by the low
  * bits of the hash, so that a bucket and its two halves in a table twice
- * the size share a lock.
+ * the size share a lock.  The hash mixes
+ * func and arg with two multiplications (hash_64()); it is computed once
+ * per call, and again only when the entry is released or moved.
  *
- * The table grows, never shrinks.  When the entries outstanding exceed
- * twice the buckets, a work item builds a table twice the size and moves
- * the chains over one bucket at a time, each under its stripe lock, marking
- * the old bucket moved; callers that find their old bucket moved use the
- * new table.  Then the new table is published and, after an RCU grace
- * period, the old one is freed.  Lookups are O(1) expected at any load.
+ * The table grows, never shrinks.  Each stripe counts the entries in its
+ * chains, under its lock.  When a stripe's count rises past twice its
+ * share of the buckets, it asks a work item to grow the table; the work
+ * sums the stripes, and if the entries outstanding exceed twice the
+ * buckets, builds a table twice the size and moves the chains over one
+ * bucket at a time, each under its stripe lock, marking the old bucket
+ * moved; callers that find their old bucket moved use the new table.  Then
+ * the new table is published and, after an RCU grace period, the old one
+ * is freed.  Readers hold a stripe lock with interrupts off, which is an
+ * RCU read-side section.  A table whose load passes the limit without any
+ * stripe crossing its share afterwards stays as it is until one does: its
+ * chains are then near two entries long.  Lookups are O(1) expected.
  *
  * Lock order: stripe lock, then base lock (timeout() arms, untimeout()
- * cancels, with the stripe lock held).  Once an entry's function has
- * returned, the engine hands it back through twheel_timeout_release(),
- * with no lock held, which unhashes and frees it.  An entry is freed by
- * whoever unhashes it: untimeout() after a successful cancel, the release
- * after expiry, or twheel_timeout_exit() at unload.  While its function
- * runs, the entry stays hashed but not pending, so untimeout() passes it
- * over.
+ * cancels, with the stripe lock held and interrupts disabled once).  Once
+ * an entry's function has returned, the engine hands it back through
+ * twheel_timeout_release(), with no lock held, which unhashes and frees
+ * it.  An entry is freed by whoever unhashes it: untimeout() after a
+ * successful cancel, the release after expiry, or twheel_timeout_exit() at
+ * unload.  While its function runs, the entry stays hashed but not
+ * pending, so untimeout() passes it over.
  */
 
 #include <linux/bitmap.h>
-#include <linux/jhash.h>
+#include <linux/hash.h>
 #include <linux/list.h>
 #include <linux/module.h>
-#include <linux/percpu_counter.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -86,10 +93,21 @@ struct twheel_htab {
 	struct hlist_head bucket[];
 };
 
+/**
+ * struct twheel_stripe - one lock of the hash table
+ * @lock: holding it means that the chains of every bucket whose index has
+ *	these low bits, in every size of the table, are locked.
+ * @hashed: the entries in those chains.  Locked by @lock; read without it
+ *	by the growth work, for a sum.
+ */
+struct twheel_stripe {
+	raw_spinlock_t lock;
+	unsigned long hashed;
+} ____cacheline_aligned_in_smp;
+
 static struct kmem_cache *twheel_timeout_cache;
 static struct twheel_htab __rcu *twheel_htab;
-static raw_spinlock_t twheel_hash_lock[TWHEEL_HASH_LOCKS];
-static struct percpu_counter twheel_hashed;
+static struct twheel_stripe twheel_stripes[TWHEEL_HASH_LOCKS];
 static struct lock_class_key twheel_timeout_key;
 
 static void twheel_htab_grow(struct work_struct *work);
@@ -97,27 +115,40 @@ static DECLARE_WORK(twheel_grow_work, twheel_htab_grow);
 
 static u32 hash_key(callout_func_t func, void *arg)
 {
-	u64 key[2] = { (unsigned long)func, (unsigned long)arg };
-
-	return jhash2((u32 *)key, 4, 0);
+	return hash_64((unsigned long)arg ^
+		       hash_64((unsigned long)func, 32), 32);
 }
 
-static raw_spinlock_t *stripe(u32 hash)
+static struct twheel_stripe *stripe(u32 hash)
 {
-	return &twheel_hash_lock[hash & (TWHEEL_HASH_LOCKS - 1)];
+	return &twheel_stripes[hash & (TWHEEL_HASH_LOCKS - 1)];
+}
+
+/* The entries a stripe holds when the table's are twice its buckets. */
+static unsigned long stripe_limit(unsigned int bits)
+{
+	return 2UL << (bits - TWHEEL_HASH_LOCK_BITS);
 }
 
 /*
- * The chain for @hash, in the current table or, once its bucket has moved,
- * the one being grown into.  Called under rcu_read_lock() and the stripe
- * lock of @hash.
+ * The current table.  Called with a stripe lock held and interrupts off,
+ * which keep the growth work from freeing it.
  */
-static struct hlist_head *chain(u32 hash)
+static struct twheel_htab *htab(void)
 {
-	struct twheel_htab *t = rcu_dereference(twheel_htab);
+	return rcu_dereference_sched(twheel_htab);
+}
+
+/*
+ * The chain for @hash in @t, the current table, or, once its bucket has
+ * moved, in the one being grown into.  Called under the stripe lock of
+ * @hash.
+ */
+static struct hlist_head *chain(struct twheel_htab *t, u32 hash)
+{
 	u32 b = hash & (BIT(t->bits) - 1);
 
-	lockdep_assert_held(stripe(hash));
+	lockdep_assert_held(&stripe(hash)->lock);
 	if (READ_ONCE(t->next) && test_bit(b, t->moved)) {
 		t = READ_ONCE(t->next);
 		b = hash & (BIT(t->bits) - 1);
@@ -150,6 +181,17 @@ static void htab_free(struct twheel_htab *t)
 	kvfree(t);
 }
 
+/* The entries hashed now: a sum of the stripes, each read as it is. */
+static unsigned long hashed_sum(void)
+{
+	unsigned long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < TWHEEL_HASH_LOCKS; i++)
+		n += READ_ONCE(twheel_stripes[i].hashed);
+	return n;
+}
+
 /* Grow the table to twice its size; see the DOC block. */
 static void twheel_htab_grow(struct work_struct *work)
 {
@@ -159,7 +201,7 @@ static void twheel_htab_grow(struct work_struct *work)
 	u32 b;
 
 	if (old->bits >= TWHEEL_HASH_MAX_BITS ||
-	    percpu_counter_sum(&twheel_hashed) <= (s64)(2 * BIT(old->bits)))
+	    hashed_sum() <= 2 * BIT(old->bits))
 		return;
 	new = htab_alloc(old->bits + 1);
 	if (!new)
@@ -168,15 +210,16 @@ static void twheel_htab_grow(struct work_struct *work)
 	/* Readers only look at ->next after seeing a moved bit. */
 	WRITE_ONCE(old->next, new);
 	for (b = 0; b < BIT(old->bits); b++) {
-		raw_spinlock_t *lock = stripe(b);
+		raw_spinlock_t *lock = &stripe(b)->lock;
 		struct hlist_node *tail[2] = { NULL, NULL };
 		struct twheel_timeout *t;
 		struct hlist_node *tmp;
 
 		/*
-		 * Bucket b splits into new buckets b and b + 2^bits; append to
-		 * each, so that chains keep the newest first and untimeout()
-		 * still finds the most recently armed duplicate.
+		 * Bucket b splits into new buckets b and b + 2^bits, on the
+		 * hash's next bit; append to each, so that chains keep the
+		 * newest first and untimeout() still finds the most recently
+		 * armed duplicate.
 		 */
 		raw_spin_lock_irqsave(lock, flags);
 		hlist_for_each_entry_safe(t, tmp, &old->bucket[b], hnode) {
@@ -219,13 +262,18 @@ static void twheel_htab_grow(struct work_struct *work)
  */
 int timeout(callout_func_t func, void *arg, unsigned long ticks)
 {
+	struct twheel_stripe *s;
 	struct twheel_timeout *t;
+	struct twheel_htab *tab;
 	unsigned long flags;
-	unsigned int bits;
+	bool grow;
 	u32 h;
 
 	if (!func || ticks > CALLOUT_MAX_TICKS)
 		return -EINVAL;
+	h = hash_key(func, arg);
+	s = stripe(h);
+
 	t = kmem_cache_alloc(twheel_timeout_cache, GFP_ATOMIC);
 	twheel_count_timeout(!t);
 	if (!t)
@@ -235,18 +283,15 @@ int timeout(callout_func_t func, void *arg, unsigned long ticks)
 	t->c.func = func;
 	t->c.arg = arg;
 
-	h = hash_key(func, arg);
-	rcu_read_lock();
-	bits = rcu_dereference(twheel_htab)->bits;
-	raw_spin_lock_irqsave(stripe(h), flags);
-	hlist_add_head(&t->hnode, chain(h));
+	raw_spin_lock_irqsave(&s->lock, flags);
+	tab = htab();
+	hlist_add_head(&t->hnode, chain(tab, h));
 	WARN_ON_ONCE(twheel_arm_timeout(&t->c, func, arg, ticks) < 0);
-	raw_spin_unlock_irqrestore(stripe(h), flags);
-	rcu_read_unlock();
+	grow = ++s->hashed == stripe_limit(tab->bits) + 1 &&
+	       tab->bits < TWHEEL_HASH_MAX_BITS;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
 
-	percpu_counter_inc(&twheel_hashed);
-	if (bits < TWHEEL_HASH_MAX_BITS &&
-	    percpu_counter_read_positive(&twheel_hashed) > 2 * BIT(bits))
+	if (unlikely(grow))
 		schedule_work(&twheel_grow_work);
 	return 0;
 }
@@ -269,45 +314,29 @@ EXPORT_SYMBOL_GPL(timeout);
  */
 int untimeout(callout_func_t func, void *arg)
 {
+	u32 h = hash_key(func, arg);
+	struct twheel_stripe *s = stripe(h);
 	struct twheel_timeout *t, *found = NULL;
 	unsigned long flags;
-	u32 h = hash_key(func, arg);
 
-	rcu_read_lock();
-	raw_spin_lock_irqsave(stripe(h), flags);
-	hlist_for_each_entry(t, chain(h), hnode) {
+	raw_spin_lock_irqsave(&s->lock, flags);
+	hlist_for_each_entry(t, chain(htab(), h), hnode) {
 		if (t->c.func == func && t->c.arg == arg &&
-		    unsetcallout(&t->c) == 1) {
+		    twheel_cancel_timeout(&t->c) == 1) {
 			hlist_del(&t->hnode);
+			s->hashed--;
 			found = t;
 			break;
 		}
 	}
-	raw_spin_unlock_irqrestore(stripe(h), flags);
-	rcu_read_unlock();
+	raw_spin_unlock_irqrestore(&s->lock, flags);
 
 	if (!found)
 		return 0;
-	percpu_counter_dec(&twheel_hashed);
 	kmem_cache_free(twheel_timeout_cache, found);
 	return 1;
 }
 EXPORT_SYMBOL_GPL(untimeout);
-
-/* Unhash @t, under its stripe lock, and free it. */
-static void timeout_free(struct twheel_timeout *t)
-{
-	u32 h = hash_key(t->c.func, t->c.arg);
-	unsigned long flags;
-
-	rcu_read_lock();
-	raw_spin_lock_irqsave(stripe(h), flags);
-	hlist_del(&t->hnode);
-	raw_spin_unlock_irqrestore(stripe(h), flags);
-	rcu_read_unlock();
-	percpu_counter_dec(&twheel_hashed);
-	kmem_cache_free(twheel_timeout_cache, t);
-}
 
 /**
  * twheel_timeout_release() - free a timeout() callout whose function ran
@@ -319,7 +348,15 @@ static void timeout_free(struct twheel_timeout *t)
  */
 void twheel_timeout_release(struct callout *c)
 {
-	timeout_free(container_of(c, struct twheel_timeout, c));
+	struct twheel_timeout *t = container_of(c, struct twheel_timeout, c);
+	struct twheel_stripe *s = stripe(hash_key(c->func, c->arg));
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	hlist_del(&t->hnode);
+	s->hashed--;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	kmem_cache_free(twheel_timeout_cache, t);
 }
 
 /**
@@ -343,15 +380,14 @@ void twheel_hash_read(unsigned int *bits, unsigned long *longest)
 	*bits = rcu_dereference(twheel_htab)->bits;
 	rcu_read_unlock();
 	for (b = 0; b < BIT(*bits); b++) {
+		struct twheel_stripe *s = stripe(b);
 		struct hlist_node *pos;
 		unsigned long len = 0;
 
-		rcu_read_lock();
-		raw_spin_lock_irqsave(stripe(b), flags);
-		hlist_for_each(pos, chain(b))
+		raw_spin_lock_irqsave(&s->lock, flags);
+		hlist_for_each(pos, chain(htab(), b))
 			len++;
-		raw_spin_unlock_irqrestore(stripe(b), flags);
-		rcu_read_unlock();
+		raw_spin_unlock_irqrestore(&s->lock, flags);
 		*longest = max(*longest, len);
 		if (!(b & 1023))
 			cond_resched();
@@ -369,20 +405,19 @@ int twheel_timeout_init(void)
 {
 	struct twheel_htab *t;
 	unsigned int i;
-	int ret;
 
-	for (i = 0; i < TWHEEL_HASH_LOCKS; i++)
-		raw_spin_lock_init(&twheel_hash_lock[i]);
-	ret = percpu_counter_init(&twheel_hashed, 0, GFP_KERNEL);
-	if (ret)
-		return ret;
-	t = htab_alloc(TWHEEL_HASH_MIN_BITS);
+	for (i = 0; i < TWHEEL_HASH_LOCKS; i++) {
+		raw_spin_lock_init(&twheel_stripes[i].lock);
+		twheel_stripes[i].hashed = 0;
+	}
 	twheel_timeout_cache = KMEM_CACHE(twheel_timeout, 0);
-	if (!t || !twheel_timeout_cache) {
+	if (!twheel_timeout_cache)
+		return -ENOMEM;
+	t = htab_alloc(TWHEEL_HASH_MIN_BITS);
+	if (!t) {
 		if (t)
 			htab_free(t);
 		kmem_cache_destroy(twheel_timeout_cache);
-		percpu_counter_destroy(&twheel_hashed);
 		return -ENOMEM;
 	}
 	RCU_INIT_POINTER(twheel_htab, t);
@@ -402,12 +437,13 @@ void twheel_timeout_exit(void)
 {
 	struct twheel_htab *tab;
 	callout_func_t first = NULL;
-	unsigned long leaked = 0;
+	unsigned long leaked = 0, flags;
 	u32 b;
 
 	cancel_work_sync(&twheel_grow_work);
 	tab = rcu_dereference_protected(twheel_htab, 1);
 	for (b = 0; b < BIT(tab->bits); b++) {
+		struct twheel_stripe *s = stripe(b);
 		struct twheel_timeout *t;
 		struct hlist_node *tmp;
 
@@ -415,7 +451,11 @@ void twheel_timeout_exit(void)
 			WARN_ON_ONCE(unsetcallout(&t->c) != 1);
 			if (!leaked++)
 				first = t->c.func;
-			timeout_free(t);
+			raw_spin_lock_irqsave(&s->lock, flags);
+			hlist_del(&t->hnode);
+			s->hashed--;
+			raw_spin_unlock_irqrestore(&s->lock, flags);
+			kmem_cache_free(twheel_timeout_cache, t);
 		}
 		cond_resched();
 	}
@@ -425,5 +465,4 @@ void twheel_timeout_exit(void)
 	htab_free(tab);
 	RCU_INIT_POINTER(twheel_htab, NULL);
 	kmem_cache_destroy(twheel_timeout_cache);
-	percpu_counter_destroy(&twheel_hashed);
 }
