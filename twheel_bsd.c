@@ -8,12 +8,11 @@
 /**
  * DOC: twheel timeout hash
  *
- * timeout() allocates a &struct twheel_timeout from a kmem_cache: a
- * callout and its link in the hash table, 64 bytes on x86_64 without debug
- * options.  The table has 2^bits buckets of unordered chains; a chain is
- * protected by one of %TWHEEL_HASH_LOCKS striped locks, chosen by the low
- * bits of the hash, so that a bucket and its two halves in a table twice
- * the size share a lock.  The hash mixes
+ * A &struct twheel_timeout is a callout and its link in the hash table, 64
+ * bytes on x86_64 without debug options.  The table has 2^bits buckets of
+ * unordered chains; a chain is protected by one of %TWHEEL_HASH_LOCKS
+ * striped locks, chosen by the low bits of the hash, so that a bucket and
+ * its two halves in a table twice the size share a lock.  The hash mixes
  * func and arg with two multiplications (hash_64()); it is computed once
  * per call, and again only when the entry is released or moved.
  *
@@ -40,10 +39,31 @@
  * pending, so untimeout() passes it over.
  */
 
+/**
+ * DOC: twheel timeout free lists
+ *
+ * As BSD's callfree list, but one per CPU: timeout() takes an entry from
+ * the calling CPU's list with interrupts off, and the free paths put
+ * entries back on the list of the CPU they run on, up to
+ * %TWHEEL_FREE_MAX; beyond that, and at unload, entries go back to the
+ * kmem_cache.  A list is touched only by its own CPU with interrupts off,
+ * so it needs no lock.
+ *
+ * When timeout() leaves a list shorter than %TWHEEL_FREE_LOW, it queues
+ * the CPU's refill work, which allocates with %GFP_KERNEL until the list
+ * holds %TWHEEL_FREE_FILL.  When a list is empty, timeout() allocates with
+ * %GFP_ATOMIC, and fails with -%ENOMEM, nothing armed, if that fails too.
+ * At load, every possible CPU's list is filled.
+ *
+ * debugfs's t_allocs counts the entries timeout() took, from its list or
+ * the cache alike; t_failed counts the calls that found neither.
+ */
+
 #include <linux/bitmap.h>
 #include <linux/hash.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -66,15 +86,22 @@
 static_assert(TWHEEL_HASH_LOCK_BITS <= TWHEEL_HASH_MIN_BITS);
 static_assert(TWHEEL_HASH_MIN_BITS <= TWHEEL_HASH_MAX_BITS);
 static_assert(TWHEEL_HASH_MAX_BITS < 32);
+/* A refill asked for below the low mark leaves room under the cap. */
+static_assert(TWHEEL_FREE_LOW < TWHEEL_FREE_FILL);
+static_assert(TWHEEL_FREE_FILL <= TWHEEL_FREE_MAX);
 
 /**
  * struct twheel_timeout - a callout armed by timeout()
  * @c: the callout; @c.func and @c.arg are the hash key.
- * @hnode: link in a bucket's chain.
+ * @hnode: link in a bucket's chain, while hashed.
+ * @free_next: link in a CPU's free list, while on one.
  */
 struct twheel_timeout {
 	struct callout c;
-	struct hlist_node hnode;
+	union {
+		struct hlist_node hnode;
+		struct twheel_timeout *free_next;
+	};
 };
 
 /**
@@ -105,10 +132,28 @@ struct twheel_stripe {
 	unsigned long hashed;
 } ____cacheline_aligned_in_smp;
 
+/**
+ * struct twheel_free - one CPU's free entries
+ * @first: the most recently freed entry; the list runs through @free_next.
+ * @count: the entries on the list.
+ * @refill: the work that brings @count up to %TWHEEL_FREE_FILL.
+ *
+ * @first and @count belong to the CPU, which changes them with interrupts
+ * off; other CPUs only read @count, for statistics.
+ */
+struct twheel_free {
+	struct twheel_timeout *first;
+	unsigned int count;
+	struct work_struct refill;
+};
+
 static struct kmem_cache *twheel_timeout_cache;
 static struct twheel_htab __rcu *twheel_htab;
 static struct twheel_stripe twheel_stripes[TWHEEL_HASH_LOCKS];
+static struct twheel_free __percpu *twheel_free;
 static struct lock_class_key twheel_timeout_key;
+/* For KUnit: no memory for timeout(); see twheel_timeout_starve(). */
+static bool twheel_starved;
 
 static void twheel_htab_grow(struct work_struct *work);
 static DECLARE_WORK(twheel_grow_work, twheel_htab_grow);
@@ -154,6 +199,113 @@ static struct hlist_head *chain(struct twheel_htab *t, u32 hash)
 		b = hash & (BIT(t->bits) - 1);
 	}
 	return &t->bucket[b];
+}
+
+/* Take an entry off @fl, the local CPU's list; interrupts are off. */
+static struct twheel_timeout *free_pop(struct twheel_free *fl)
+{
+	struct twheel_timeout *t = fl->first;
+
+	lockdep_assert_irqs_disabled();
+	if (t) {
+		fl->first = t->free_next;
+		fl->count--;
+	}
+	return t;
+}
+
+/*
+ * Put @t on @fl, the local CPU's list, unless it is full; interrupts are
+ * off.  Return: true if @t is on the list, false if the caller must free it.
+ */
+static bool free_push(struct twheel_free *fl, struct twheel_timeout *t)
+{
+	lockdep_assert_irqs_disabled();
+	if (fl->count >= TWHEEL_FREE_MAX)
+		return false;
+	t->free_next = fl->first;
+	fl->first = t;
+	fl->count++;
+	return true;
+}
+
+/*
+ * Empty @fl into the cache, with interrupts off on its CPU or with nothing
+ * else using it.  Return: how many entries it held.
+ */
+static unsigned int free_drain(struct twheel_free *fl)
+{
+	struct twheel_timeout *t, *next;
+	unsigned int n = 0;
+
+	for (t = fl->first; t; t = next) {
+		next = t->free_next;
+		kmem_cache_free(twheel_timeout_cache, t);
+		n++;
+	}
+	fl->first = NULL;
+	fl->count = 0;
+	return n;
+}
+
+/*
+ * Fill the local CPU's list up to TWHEEL_FREE_FILL, with GFP_KERNEL.  The
+ * work runs on the CPU that queued it, or on another once that one has
+ * gone offline: either way it fills the list of the CPU it runs on.
+ */
+static void free_refill(struct work_struct *work)
+{
+	struct twheel_timeout *t;
+	unsigned long flags;
+	bool kept;
+
+	for (;;) {
+		if (READ_ONCE(twheel_starved) ||
+		    raw_cpu_read(twheel_free->count) >= TWHEEL_FREE_FILL)
+			return;
+		t = kmem_cache_alloc(twheel_timeout_cache, GFP_KERNEL);
+		if (!t)
+			return;
+		local_irq_save(flags);
+		kept = free_push(this_cpu_ptr(twheel_free), t);
+		local_irq_restore(flags);
+		if (!kept) {
+			kmem_cache_free(twheel_timeout_cache, t);
+			return;
+		}
+		cond_resched();
+	}
+}
+
+/*
+ * An entry for timeout(), from @fl, the local CPU's list, else the cache;
+ * interrupts are off.  A list left short asks for a refill.
+ */
+static struct twheel_timeout *timeout_get(struct twheel_free *fl)
+{
+	struct twheel_timeout *t = free_pop(fl);
+
+	if (unlikely(fl->count < TWHEEL_FREE_LOW)) {
+		if (!t && !READ_ONCE(twheel_starved))
+			t = kmem_cache_alloc(twheel_timeout_cache, GFP_ATOMIC);
+		if (!READ_ONCE(twheel_starved))
+			queue_work_on(smp_processor_id(), system_wq,
+				      &fl->refill);
+	}
+	twheel_count_timeout(!t);
+	return t;
+}
+
+/*
+ * Unhash @t, under @s's lock with interrupts off, and keep it on the local
+ * CPU's list.  Return: true if kept, false if the caller must free it.
+ */
+static bool timeout_put(struct twheel_stripe *s, struct twheel_timeout *t)
+{
+	lockdep_assert_held(&s->lock);
+	hlist_del(&t->hnode);
+	s->hashed--;
+	return free_push(this_cpu_ptr(twheel_free), t);
 }
 
 static struct twheel_htab *htab_alloc(unsigned int bits)
@@ -249,16 +401,18 @@ static void twheel_htab_grow(struct work_struct *work)
  * @arg: its argument.
  * @ticks: as for setcallout().
  *
- * twheel allocates the callout and frees it after @func has run or
- * untimeout() has cancelled it.  Several pending callouts may share @func
- * and @arg.
+ * twheel supplies the callout, from the calling CPU's free list or the
+ * allocator, and takes it back after @func has run or untimeout() has
+ * cancelled it.  Several pending callouts may share @func and @arg.
  *
  * Paper: START TIMER through the BSD interface, as in Costello's
  * implementation.
  *
- * Context: any, including hardirq context; allocates with %GFP_ATOMIC.
- * Return: %0, -%ENOMEM if the allocation failed, or -%EINVAL if @func is
- * %NULL or @ticks is over %CALLOUT_MAX_TICKS; nothing is armed on error.
+ * Context: any, including hardirq context; allocates with %GFP_ATOMIC when
+ * the CPU's free list is empty.
+ * Return: %0, -%ENOMEM if the free list and the allocator were both out,
+ * or -%EINVAL if @func is %NULL or @ticks is over %CALLOUT_MAX_TICKS;
+ * nothing is armed on error.
  */
 int timeout(callout_func_t func, void *arg, unsigned long ticks)
 {
@@ -274,22 +428,25 @@ int timeout(callout_func_t func, void *arg, unsigned long ticks)
 	h = hash_key(func, arg);
 	s = stripe(h);
 
-	t = kmem_cache_alloc(twheel_timeout_cache, GFP_ATOMIC);
-	twheel_count_timeout(!t);
-	if (!t)
+	local_irq_save(flags);
+	t = timeout_get(this_cpu_ptr(twheel_free));
+	if (unlikely(!t)) {
+		local_irq_restore(flags);
 		return -ENOMEM;
+	}
 	__callout_init(&t->c, "timeout", &twheel_timeout_key);
 	/* The key must be in place before the entry is hashed. */
 	t->c.func = func;
 	t->c.arg = arg;
 
-	raw_spin_lock_irqsave(&s->lock, flags);
+	raw_spin_lock(&s->lock);
 	tab = htab();
 	hlist_add_head(&t->hnode, chain(tab, h));
 	WARN_ON_ONCE(twheel_arm_timeout(&t->c, func, arg, ticks) < 0);
 	grow = ++s->hashed == stripe_limit(tab->bits) + 1 &&
 	       tab->bits < TWHEEL_HASH_MAX_BITS;
-	raw_spin_unlock_irqrestore(&s->lock, flags);
+	raw_spin_unlock(&s->lock);
+	local_irq_restore(flags);
 
 	if (unlikely(grow))
 		schedule_work(&twheel_grow_work);
@@ -318,14 +475,14 @@ int untimeout(callout_func_t func, void *arg)
 	struct twheel_stripe *s = stripe(h);
 	struct twheel_timeout *t, *found = NULL;
 	unsigned long flags;
+	bool kept = false;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
 	hlist_for_each_entry(t, chain(htab(), h), hnode) {
 		if (t->c.func == func && t->c.arg == arg &&
 		    twheel_cancel_timeout(&t->c) == 1) {
-			hlist_del(&t->hnode);
-			s->hashed--;
 			found = t;
+			kept = timeout_put(s, t);
 			break;
 		}
 	}
@@ -333,13 +490,15 @@ int untimeout(callout_func_t func, void *arg)
 
 	if (!found)
 		return 0;
-	kmem_cache_free(twheel_timeout_cache, found);
+	if (!kept)
+		kmem_cache_free(twheel_timeout_cache, found);
 	return 1;
 }
 EXPORT_SYMBOL_GPL(untimeout);
 
 /**
- * twheel_timeout_release() - free a timeout() callout whose function ran
+ * twheel_timeout_release() - take back a timeout() callout whose function
+ * ran
  * @c: the callout, no longer pending.
  *
  * The engine calls it, with no lock held, once @c's function has returned.
@@ -351,12 +510,13 @@ void twheel_timeout_release(struct callout *c)
 	struct twheel_timeout *t = container_of(c, struct twheel_timeout, c);
 	struct twheel_stripe *s = stripe(hash_key(c->func, c->arg));
 	unsigned long flags;
+	bool kept;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
-	hlist_del(&t->hnode);
-	s->hashed--;
+	kept = timeout_put(s, t);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
-	kmem_cache_free(twheel_timeout_cache, t);
+	if (!kept)
+		kmem_cache_free(twheel_timeout_cache, t);
 }
 
 /**
@@ -395,10 +555,145 @@ void twheel_hash_read(unsigned int *bits, unsigned long *longest)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_hash_read);
 
+/**
+ * twheel_timeout_lookup() - the callout untimeout() would try first
+ * @func: its function.
+ * @arg: its argument.
+ *
+ * For tests: the entry may be gone by the time the caller looks, so the
+ * pointer is only for comparing.
+ *
+ * Context: any.
+ * Return: the most recently armed hashed callout with @func and @arg, or
+ * %NULL.
+ */
+const struct callout *twheel_timeout_lookup(callout_func_t func, void *arg)
+{
+	u32 h = hash_key(func, arg);
+	struct twheel_stripe *s = stripe(h);
+	const struct callout *found = NULL;
+	struct twheel_timeout *t;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	hlist_for_each_entry(t, chain(htab(), h), hnode) {
+		if (t->c.func == func && t->c.arg == arg) {
+			found = &t->c;
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	return found;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_timeout_lookup);
+
+/**
+ * twheel_timeout_free_read() - one CPU's free list
+ * @cpu: the CPU.
+ * @first: if not %NULL, set to the callout of the entry timeout() on @cpu
+ *	would take next, or %NULL.  Meaningful only when called on @cpu with
+ *	the caller keeping to it.
+ *
+ * Context: any.
+ * Return: the entries on @cpu's list.
+ */
+unsigned int twheel_timeout_free_read(unsigned int cpu,
+				      const struct callout **first)
+{
+	struct twheel_free *fl = per_cpu_ptr(twheel_free, cpu);
+
+	if (first) {
+		struct twheel_timeout *t = READ_ONCE(fl->first);
+
+		*first = t ? &t->c : NULL;
+	}
+	return READ_ONCE(fl->count);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_timeout_free_read);
+
+/**
+ * twheel_timeout_starve() - make timeout() find no memory, or end that
+ * @starve: true to start, false to end.
+ *
+ * For tests of -%ENOMEM.  Starting empties the calling CPU's free list
+ * into the cache, as unload does, and makes the allocator path of
+ * timeout() fail and refills stop on every CPU; entries freed meanwhile
+ * still go on free lists.  Ending queues a refill of the calling CPU's
+ * list.  The flag is read only where the free list is short.
+ *
+ * Context: any; the caller keeps to one CPU (local_bh_disable(), say) for
+ * as long as it relies on that CPU's list being empty.
+ * Return: the entries taken off the calling CPU's list.
+ */
+unsigned int twheel_timeout_starve(bool starve)
+{
+	struct twheel_free *fl;
+	unsigned long flags;
+	unsigned int n = 0;
+
+	WRITE_ONCE(twheel_starved, starve);
+	local_irq_save(flags);
+	fl = this_cpu_ptr(twheel_free);
+	if (starve)
+		n = free_drain(fl);
+	else
+		queue_work_on(smp_processor_id(), system_wq, &fl->refill);
+	local_irq_restore(flags);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_timeout_starve);
+
 /* What one timeout() callout takes: the callout and its hash linkage. */
 size_t twheel_timeout_entry_size(void)
 {
 	return sizeof(struct twheel_timeout);
+}
+
+/* Free every CPU's list, its refill work stopped first. */
+static void free_lists_destroy(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct twheel_free *fl = per_cpu_ptr(twheel_free, cpu);
+
+		cancel_work_sync(&fl->refill);
+		free_drain(fl);
+	}
+	free_percpu(twheel_free);
+	twheel_free = NULL;
+}
+
+/*
+ * Give every possible CPU's list TWHEEL_FREE_FILL entries.  Nothing else
+ * touches the lists yet.
+ */
+static int free_lists_create(void)
+{
+	unsigned int cpu, i;
+
+	twheel_free = alloc_percpu(struct twheel_free);
+	if (!twheel_free)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		INIT_WORK(&per_cpu_ptr(twheel_free, cpu)->refill, free_refill);
+	for_each_possible_cpu(cpu) {
+		struct twheel_free *fl = per_cpu_ptr(twheel_free, cpu);
+
+		for (i = 0; i < TWHEEL_FREE_FILL; i++) {
+			struct twheel_timeout *t;
+
+			t = kmem_cache_alloc(twheel_timeout_cache, GFP_KERNEL);
+			if (!t) {
+				free_lists_destroy();
+				return -ENOMEM;
+			}
+			t->free_next = fl->first;
+			fl->first = t;
+			fl->count++;
+		}
+	}
+	return 0;
 }
 
 int twheel_timeout_init(void)
@@ -414,7 +709,7 @@ int twheel_timeout_init(void)
 	if (!twheel_timeout_cache)
 		return -ENOMEM;
 	t = htab_alloc(TWHEEL_HASH_MIN_BITS);
-	if (!t) {
+	if (!t || free_lists_create()) {
 		if (t)
 			htab_free(t);
 		kmem_cache_destroy(twheel_timeout_cache);
@@ -428,10 +723,12 @@ int twheel_timeout_init(void)
  * twheel_timeout_exit() - cancel and free every timeout() callout
  *
  * What is still hashed here was armed by a client that unloaded without
- * untimeout(): it is cancelled, freed and reported, one line in all.
+ * untimeout(): it is cancelled, freed and reported, one line in all.  Then
+ * the free lists go back to the cache, and the cache is destroyed.
  *
  * Context: process context, with no tick running (twheel_engine_stop()),
- * so that no entry's function runs meanwhile.
+ * so that no entry's function runs meanwhile, and no client left to call
+ * timeout().
  */
 void twheel_timeout_exit(void)
 {
@@ -464,5 +761,6 @@ void twheel_timeout_exit(void)
 			leaked, first);
 	htab_free(tab);
 	RCU_INIT_POINTER(twheel_htab, NULL);
+	free_lists_destroy();
 	kmem_cache_destroy(twheel_timeout_cache);
 }

@@ -67,6 +67,15 @@ static inline u64 twheel_div_recip(u64 n, u64 d, u64 recip)
  */
 #define TWHEEL_BATCH		256
 
+/*
+ * Each CPU's list of free timeout() entries: the most it keeps, what a
+ * refill brings it up to, and the length below which timeout() asks for
+ * one.
+ */
+#define TWHEEL_FREE_MAX		128
+#define TWHEEL_FREE_FILL	64
+#define TWHEEL_FREE_LOW		16
+
 /* Histogram buckets: bucket b counts values v with fls64(v) == b. */
 #define TWHEEL_HIST_BUCKETS	40
 
@@ -81,8 +90,10 @@ static inline u64 twheel_div_recip(u64 n, u64 d, u64 recip)
  *	functions excluded.
  * @wheel: the wheel's own counters: ticks processed, empty ticks skipped,
  *	migrations, early visits.
- * @timeout_allocs: timeout() allocations.
- * @timeout_failures: timeout() allocations that failed.
+ * @timeout_allocs: entries timeout() took, from its CPU's free list or
+ *	the allocator.
+ * @timeout_failures: timeout() calls that found the free list and the
+ *	allocator both out.
  * @outstanding: callouts pending now.
  * @peak: the most pending at once since load or reset.
  * @late_ticks: histogram of ticks between a callout's due tick and the
@@ -167,6 +178,10 @@ void twheel_timeout_exit(void);
 void twheel_timeout_release(struct callout *c);
 void twheel_hash_read(unsigned int *bits, unsigned long *longest);
 size_t twheel_timeout_entry_size(void);
+const struct callout *twheel_timeout_lookup(callout_func_t func, void *arg);
+unsigned int twheel_timeout_free_read(unsigned int cpu,
+				      const struct callout **first);
+unsigned int twheel_timeout_starve(bool starve);
 
 /* twheel_debugfs.c */
 void twheel_debugfs_init(void);
