@@ -107,6 +107,7 @@ static void idle_takes_no_interrupts(struct kunit *test)
 {
 	struct callout *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	atomic_t *fired = kunit_kzalloc(test, sizeof(*fired), GFP_KERNEL);
+	int armed, cancelled;
 	unsigned int cpu;
 	bool set;
 	u64 before;
@@ -114,11 +115,14 @@ static void idle_takes_no_interrupts(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	KUNIT_ASSERT_NOT_NULL(test, fired);
 	callout_init(c);
+	/* Not preemptible: the tick read is that of the CPU armed. */
 	cpu = get_cpu();
-	KUNIT_EXPECT_EQ(test, setcallout(c, count_fn, fired, 0), 0);
-	KUNIT_EXPECT_EQ(test, unsetcallout(c), 1);
+	armed = setcallout(c, count_fn, fired, 20);
+	cancelled = unsetcallout(c);
 	set = twheel_tick_set(cpu);
 	put_cpu();
+	KUNIT_EXPECT_EQ(test, armed, 0);
+	KUNIT_EXPECT_EQ(test, cancelled, 1);
 	KUNIT_EXPECT_TRUE(test, set);
 
 	KUNIT_ASSERT_TRUE(test, poll_until(!twheel_tick_set(cpu)));
