@@ -14,7 +14,8 @@
 # make user-bench     the wheels' moves per tick in user space, before and
 #                     after (BASELINE=rev, default 56a33fd)
 # make user-ops       instructions (callgrind) and ns per operation of the
-#                     wheels, beside the paper's VAX counts
+#                     wheels, beside the paper's VAX counts (BASELINE=rev:
+#                     that core's instructions too)
 # make fuzz           the wheels under libFuzzer against a reference model,
 #                     then three planted bugs it must find (FUZZ_TIME=s,
 #                     default 60, for the clean core)
@@ -72,7 +73,7 @@ user-bench:
 	scripts/user-bench.sh $(BASELINE)
 
 user-ops:
-	scripts/user-ops.sh
+	scripts/user-ops.sh $(BASELINE)
 
 fuzz:
 	scripts/user-fuzz.sh $(FUZZ_TIME)

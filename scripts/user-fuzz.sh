@@ -11,10 +11,10 @@
 # A crash leaves its input in build/user/fuzz/crash-*, which
 # "build/user/fuzz/fuzz FILE" runs again alone.  Then each planted bug must
 # crash the fuzzer, starting from an empty corpus, within FUZZ_BUG_TIME
-# seconds (default 60), with a complaint of the right kind:
+# seconds (default 120), with a complaint of the right kind:
 #
-#   slot   twheel_slot_index() returns the slot after the right one: an
-#          entry runs late or never (late, lost, next_work)
+#   slot   placement (locate()) puts an entry in the slot after the right
+#          one: it runs late or never (late, lost, next_work)
 #   busy   slot_get() does not set the slot's busy bit: the wheel does not
 #          see the slot's work (lost, late, next_work)
 #   order  an entry placed in a slot goes to the head of its list, not the
@@ -33,7 +33,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 start=$(date +%s)
 secs=${1:-${FUZZ_TIME:-60}}
-bug_secs=${FUZZ_BUG_TIME:-60}
+bug_secs=${FUZZ_BUG_TIME:-120}
 "$here/install-deps.sh" clang-14 libclang-rt-14-dev
 out=$TWHEEL_TOP/build/user/fuzz
 mkdir -p "$out/corpus"
@@ -55,23 +55,30 @@ plant() {
 	mkdir -p "$dir"
 	case $1 in
 	slot)
-		# The slot after the right one, within the level.
-		awk '/^unsigned int twheel_slot_index\(/ { fn = 1 }
-		     fn && !done && /^\treturn .*;$/ {
-			sub(/^\treturn /, "\treturn (1 + ")
-			sub(/;$/, ") % w->size[level];")
-			done = 1
-		     }
-		     /^}/ { fn = 0 }
-		     { print }' twheel_core.c >"$dir/twheel_core.c"
+		# Placement puts an entry in the slot after the right one,
+		# within its level: each "*slot =" of locate() and
+		# locate_any().
+		sed -E '/^static.* locate(_any)?\(/,/^}/{
+			/\*slot = /{
+				s/\(q & mask\)/((q + 1) \& mask)/
+				s/= expires & mask;/= (expires + 1) \& mask;/
+				s/lvl_slot\(w, q, n\)/lvl_slot(w, q + 1, n)/
+			}
+		}' twheel_core.c >"$dir/twheel_core.c"
+		[ "$(diff twheel_core.c "$dir/twheel_core.c" | grep -c '^>')" = 3 ] ||
+			die "planting bug 'slot': not all three placements changed"
 		;;
 	busy)
 		sed '/^static.* slot_get(/,/^}/s/__set_bit([^;]*);/do { } while (0);/' \
 			twheel_core.c >"$dir/twheel_core.c"
 		;;
 	order)
-		sed 's/list_add_tail(&e->node,/list_add(\&e->node,/' \
+		# Placement links at the head; the tail linker goes unused.
+		sed -e 's/entry_link_tail(e, \(&w->slot\[i\]\));/list_add(\&e->node, \1);/' \
+		    -e 's/^static inline void entry_link_tail(/__attribute__((unused)) &/' \
 			twheel_core.c >"$dir/twheel_core.c"
+		grep -q 'list_add(&e->node, &w->slot\[i\]);' "$dir/twheel_core.c" ||
+			die "planting bug 'order': placement no longer links with entry_link_tail()"
 		;;
 	esac
 	! cmp -s twheel_core.c "$dir/twheel_core.c" ||

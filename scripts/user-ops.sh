@@ -24,6 +24,11 @@
 # ns: ops.c -t, the same regions timed with clock_gettime(), loop included,
 # the median of RUNS runs (default 5) on this machine.
 #
+# With a git revision REV as argument, ops.c is also built against REV's
+# core (its twheel_core.c and include/ taken out of git), and a last table
+# sets the two side by side at N = 10^6 with issue #11's targets:
+# instructions only, before and after.
+#
 # Writes bench/results/ops.md, which it also prints.  CC picks the compiler.
 
 set -euo pipefail
@@ -41,9 +46,22 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 
 cd "$TWHEEL_TOP"
-${CC:-cc} -std=gnu11 -O2 -g -Wall -Wno-unused-parameter -Iuser/shim -Iinclude \
-	-o "$out/ops" user/ops.c twheel_core.c user/shim/shim.c ||
-	die "building ops failed"
+# build CORE_DIR BINARY
+build() {
+	${CC:-cc} -std=gnu11 -O2 -g -Wall -Wno-unused-parameter -Iuser/shim \
+		-I"$1/include" -o "$2" user/ops.c "$1/twheel_core.c" \
+		user/shim/shim.c || die "building $2 against $1 failed"
+}
+build . "$out/ops"
+base=
+if [ -n "${1:-}" ]; then
+	base=$(git rev-parse --short "$1^{commit}") || die "no commit $1"
+	mkdir -p "$tmp/base/include"
+	for f in twheel_core.c $(git ls-tree --name-only "$base" include/); do
+		git show "$base:$f" >"$tmp/base/$f"
+	done
+	build "$tmp/base" "$out/ops-$base"
+fi
 # The core's own revision: the last commit that changed it.
 head=$(git log -1 --format=%h -- twheel_core.c include)
 git diff --quiet HEAD -- twheel_core.c include || head="$head + changes"
@@ -107,15 +125,24 @@ callee_costs() {
 		}' "$1"
 }
 
+# instructions BINARY SCHEME N OUT - the instruction figures of one run.
+instructions() {
+	valgrind --tool=callgrind --compress-strings=no --compress-pos=no \
+		--callgrind-out-file="$tmp/cg" "$1" "$2" "$3" \
+		>"$tmp/ops" 2>"$tmp/vg" ||
+		{ cat "$tmp/vg" >&2; die "callgrind $1 $2 $3 failed"; }
+	callee_costs "$tmp/cg" >"$tmp/cost"
+	figures "$tmp/ops" "$tmp/cost" >"$4"
+}
+
 for s in 6 7; do
+	if [ -n "$base" ]; then
+		note "scheme $s, 10^6 entries: callgrind on $base's core"
+		instructions "$out/ops-$base" "$s" 1000000 "$tmp/base-$s"
+	fi
 	for n in $sizes; do
 		note "scheme $s, $n entries: callgrind, then $runs timed runs"
-		valgrind --tool=callgrind --compress-strings=no --compress-pos=no \
-			--callgrind-out-file="$tmp/cg" "$out/ops" "$s" "$n" \
-			>"$tmp/ops" 2>"$tmp/vg" ||
-			{ cat "$tmp/vg" >&2; die "callgrind ops $s $n failed"; }
-		callee_costs "$tmp/cg" >"$tmp/cost"
-		figures "$tmp/ops" "$tmp/cost" >"$tmp/ir-$s-$n"
+		instructions "$out/ops" "$s" "$n" "$tmp/ir-$s-$n"
 		for r in $(seq "$runs"); do
 			"$out/ops" -t "$s" "$n" >"$tmp/t" ||
 				die "ops -t $s $n failed"
@@ -194,6 +221,24 @@ cell() {
 			echo "$line"
 		done
 	done
+	if [ -n "$base" ]; then
+		echo
+		echo "## Before and after, instructions at N = 10^6"
+		echo
+		echo "The core of $base against that of $head, by the same ops.c;"
+		echo "the targets are issue #11's."
+		echo
+		echo "| operation | scheme | $base | $head | target |"
+		echo "| --- | --- | ---: | ---: | ---: |"
+		for row in add:6:30 del:6:15 pair:6: tick:6:60 add:7:45 del:7:15 \
+			   pair:7: tick:7:60 expiry:6: expiry:7: early:6: early:7: \
+			   migration:7:; do
+			IFS=: read -r op s target <<<"$row"
+			echo "| $op | $s | $(awk -v op="$op" '$1 == op { print $2 }' \
+				"$tmp/base-$s") | $(awk -v op="$op" '$1 == op { print $2 }' \
+				"$tmp/ir-$s-1000000") | ${target:--} |"
+		done
+	fi
 } >"$results"
 cat "$results"
 note "wrote $results; user-ops took $(( $(date +%s) - start )) s"
