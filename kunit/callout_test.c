@@ -2,8 +2,9 @@
 /*
  * KUnit tests of what the callout facility does behind its API, seen through
  * internals exported with EXPORT_SYMBOL_IF_KUNIT(): the growth of the
- * timeout() hash table (twheel_hash_read()) and the count of twheel's
- * hrtimer interrupts (twheel_interrupts()).  The documented contract is
+ * timeout() hash table (twheel_hash_read()), timeout()'s per-CPU free lists
+ * (twheel_timeout_free_read(), twheel_timeout_starve()) and the count of
+ * twheel's hrtimer interrupts (twheel_interrupts()).  The documented contract is
  * checked, as a client sees it, by suite twheel_client (kunit/client/).
  *
  * Waiters busy-poll against ktime rather than sleep, so that a wakeup
@@ -15,6 +16,10 @@
 #include <linux/cpumask.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/bottom_half.h>
+#include <linux/delay.h>
+#include <linux/preempt.h>
+#include <linux/smp.h>
 #include <linux/vmalloc.h>
 
 #include "twheel.h"
@@ -87,6 +92,153 @@ static void untimeout_most_recent_after_growth(struct kunit *test)
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, untimeout(count_fn, &other[i]), 1);
 	vfree(other);
+}
+
+/* Far enough that nothing a test arms runs while it looks. */
+#define FAR_TICKS	1000000
+
+/*
+ * An entry untimeout() frees goes on the CPU's free list, and the next
+ * timeout() there takes that same entry off it.  Softirqs are held off so
+ * that no expiry on this CPU touches the list in between.
+ */
+static void timeout_free_list_reuses_untimeout_entry(struct kunit *test)
+{
+	atomic_t *a = kunit_kzalloc(test, 2 * sizeof(*a), GFP_KERNEL);
+	const struct callout *armed, *first, *reused;
+	unsigned int cpu, n[3];
+	int ret[3];
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	local_bh_disable();
+	cpu = smp_processor_id();
+	ret[0] = timeout(count_fn, &a[0], FAR_TICKS);
+	armed = twheel_timeout_lookup(count_fn, &a[0]);
+	n[0] = twheel_timeout_free_read(cpu, NULL);
+	/* list: n[0] entries -> the armed one on top, n[0] + 1 */
+	ret[1] = untimeout(count_fn, &a[0]);
+	n[1] = twheel_timeout_free_read(cpu, &first);
+	/* list: n[0] + 1 -> the top one armed again, n[0] */
+	ret[2] = timeout(count_fn, &a[1], FAR_TICKS);
+	reused = twheel_timeout_lookup(count_fn, &a[1]);
+	n[2] = twheel_timeout_free_read(cpu, NULL);
+	local_bh_enable();
+
+	KUNIT_EXPECT_EQ(test, ret[0], 0);
+	KUNIT_EXPECT_EQ(test, ret[1], 1);
+	KUNIT_EXPECT_EQ(test, ret[2], 0);
+	KUNIT_EXPECT_NOT_NULL(test, armed);
+	KUNIT_EXPECT_EQ_MSG(test, n[1], n[0] + 1,
+			    "untimeout() did not put the entry on the list");
+	KUNIT_EXPECT_PTR_EQ_MSG(test, first, armed,
+				"the list's top is not the entry just freed");
+	KUNIT_EXPECT_PTR_EQ_MSG(test, reused, armed,
+				"timeout() did not take the entry just freed");
+	KUNIT_EXPECT_EQ(test, n[2], n[0]);
+	KUNIT_EXPECT_EQ(test, untimeout(count_fn, &a[1]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a[0]) + atomic_read(&a[1]), 0);
+}
+
+/* @cpu's free list length, after letting other work run on it. */
+static unsigned int free_count_after_sleep(unsigned int cpu)
+{
+	msleep(20);
+	return twheel_timeout_free_read(cpu, NULL);
+}
+
+/*
+ * A burst of timeout()s four times the list's cap succeeds from process
+ * context; the list it emptied is refilled behind it, at least to the mark
+ * below which a refill is asked for (a refill may end mid-burst, and the
+ * rest of the burst leave the list above that mark); the untimeout()s fill
+ * it to its cap and free the rest.
+ */
+static void timeout_burst_refills_free_list(struct kunit *test)
+{
+	unsigned int n = 4 * TWHEEL_FREE_MAX, i, cpu, failed = 0;
+	atomic_t *a = kunit_kcalloc(test, n, sizeof(*a), GFP_KERNEL);
+	bool refilled;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	migrate_disable();
+	cpu = smp_processor_id();
+	for (i = 0; i < n; i++)
+		failed += timeout(count_fn, &a[i], FAR_TICKS) != 0;
+	/* The refill work runs on this CPU while this thread sleeps. */
+	refilled = poll_until(free_count_after_sleep(cpu) >= TWHEEL_FREE_LOW);
+	for (i = 0; i < n; i++)
+		failed += untimeout(count_fn, &a[i]) != 1;
+	KUNIT_EXPECT_EQ_MSG(test, twheel_timeout_free_read(cpu, NULL),
+			    TWHEEL_FREE_MAX,
+			    "the list after %u untimeout()s is not at its cap", n);
+	migrate_enable();
+
+	KUNIT_EXPECT_EQ_MSG(test, failed, 0, "of %u timeout()/untimeout()", n);
+	KUNIT_EXPECT_TRUE_MSG(test, refilled,
+			      "CPU %u's list below %u after the burst",
+			      cpu, TWHEEL_FREE_LOW);
+}
+
+/*
+ * With the free list and the allocator both out, timeout() fails with
+ * -ENOMEM and arms nothing: untimeout() then finds each earlier duplicate
+ * exactly once, and nothing runs.
+ */
+static void timeout_starved_returns_enomem(struct kunit *test)
+{
+	atomic_t *dup = kunit_kzalloc(test, sizeof(*dup), GFP_KERNEL);
+	unsigned int left;
+	int ret[5];
+
+	KUNIT_ASSERT_NOT_NULL(test, dup);
+	KUNIT_ASSERT_EQ(test, timeout(count_fn, dup, FAR_TICKS), 0);
+	KUNIT_ASSERT_EQ(test, timeout(count_fn, dup, FAR_TICKS), 0);
+
+	local_bh_disable();
+	twheel_timeout_starve(true);
+	ret[0] = timeout(count_fn, dup, 0);
+	left = twheel_timeout_free_read(smp_processor_id(), NULL);
+	ret[1] = timeout(count_fn, dup, 0);
+	ret[2] = untimeout(count_fn, dup);
+	ret[3] = untimeout(count_fn, dup);
+	ret[4] = untimeout(count_fn, dup);
+	twheel_timeout_starve(false);
+	local_bh_enable();
+
+	KUNIT_EXPECT_EQ(test, left, 0);
+	KUNIT_EXPECT_EQ_MSG(test, ret[0], -ENOMEM, "timeout() while starved");
+	KUNIT_EXPECT_EQ_MSG(test, ret[1], -ENOMEM, "timeout() again");
+	KUNIT_EXPECT_EQ_MSG(test, ret[2], 1, "untimeout() of the 2nd duplicate");
+	KUNIT_EXPECT_EQ_MSG(test, ret[3], 1, "untimeout() of the 1st duplicate");
+	KUNIT_EXPECT_EQ_MSG(test, ret[4], 0, "untimeout() with none armed");
+	spin_ns(20 * twheel_tick_ns());
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(dup), 0, "a callout ran");
+}
+
+/*
+ * Emptying a CPU's list, as unload does for each CPU, frees every entry on
+ * it; the slab and KASAN would report any left when twheel is unloaded.
+ */
+static void timeout_free_list_drain_frees_entries(struct kunit *test)
+{
+	atomic_t *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	unsigned int cpu, before, after, freed;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	local_bh_disable();
+	cpu = smp_processor_id();
+	/* At least the one untimeout() frees is on the list. */
+	timeout(count_fn, a, FAR_TICKS);
+	untimeout(count_fn, a);
+	before = twheel_timeout_free_read(cpu, NULL);
+	freed = twheel_timeout_starve(true);
+	after = twheel_timeout_free_read(cpu, NULL);
+	twheel_timeout_starve(false);
+	local_bh_enable();
+
+	KUNIT_EXPECT_GT(test, before, 0);
+	KUNIT_EXPECT_EQ(test, freed, before);
+	KUNIT_EXPECT_EQ(test, after, 0);
 }
 
 static u64 all_interrupts(void)
@@ -182,6 +334,10 @@ static void div_recip_is_exact(struct kunit *test)
 
 static struct kunit_case twheel_internals_cases[] = {
 	KUNIT_CASE_SLOW(untimeout_most_recent_after_growth),
+	KUNIT_CASE(timeout_free_list_reuses_untimeout_entry),
+	KUNIT_CASE(timeout_burst_refills_free_list),
+	KUNIT_CASE(timeout_starved_returns_enomem),
+	KUNIT_CASE(timeout_free_list_drain_frees_entries),
 	KUNIT_CASE(idle_takes_no_interrupts),
 	KUNIT_CASE(div_recip_is_exact),
 	{}
