@@ -18,16 +18,18 @@
  *
  * The table grows, never shrinks.  Each stripe counts the entries in its
  * chains, under its lock.  When a stripe's count rises past twice its
- * share of the buckets, it asks a work item to grow the table; the work
- * sums the stripes, and if the entries outstanding exceed twice the
- * buckets, builds a table twice the size and moves the chains over one
+ * share of the buckets, and again each time its count doubles from
+ * there, it asks a work item to grow the table; the work sums the
+ * stripes, and if the entries outstanding exceed twice the buckets,
+ * builds a table twice the size and moves the chains over one
  * bucket at a time, each under its stripe lock, marking the old bucket
  * moved; callers that find their old bucket moved use the new table.  Then
  * the new table is published and, after an RCU grace period, the old one
  * is freed.  Readers hold a stripe lock with interrupts off, which is an
  * RCU read-side section.  A table whose load passes the limit without any
- * stripe crossing its share afterwards stays as it is until one does: its
- * chains are then near two entries long.  Lookups are O(1) expected.
+ * stripe crossing its share, or doubling, afterwards stays as it is until
+ * one does: its chains are then near two entries long, and one stripe's
+ * at most twice that.  Lookups are O(1) expected.
  *
  * Lock order: stripe lock, then base lock (timeout() arms, untimeout()
  * cancels, with the stripe lock held and interrupts disabled once).  Once
@@ -62,6 +64,7 @@
 #include <linux/bitmap.h>
 #include <linux/hash.h>
 #include <linux/list.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
@@ -443,7 +446,9 @@ int timeout(callout_func_t func, void *arg, unsigned long ticks)
 	tab = htab();
 	hlist_add_head(&t->hnode, chain(tab, h));
 	WARN_ON_ONCE(twheel_arm_timeout(&t->c, func, arg, ticks) < 0);
-	grow = ++s->hashed == stripe_limit(tab->bits) + 1 &&
+	/* Past its share, and again each time that doubles (a power of 2). */
+	grow = ++s->hashed > stripe_limit(tab->bits) &&
+	       is_power_of_2(s->hashed - 1) &&
 	       tab->bits < TWHEEL_HASH_MAX_BITS;
 	raw_spin_unlock(&s->lock);
 	local_irq_restore(flags);
