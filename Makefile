@@ -10,7 +10,7 @@
 # make demo           the main job: twheel and a workload in QEMU, with stats
 # make bench          the paper's Fig. 9 and memory, into bench/results/
 # make user-check     the wheels in user space against a reference model,
-#                     under ASan and UBSan
+#                     under ASan and UBSan, then make fuzz
 # make user-bench     the wheels' moves per tick in user space, before and
 #                     after (BASELINE=rev, default 56a33fd)
 # make user-ops       instructions (callgrind) and ns per operation of the

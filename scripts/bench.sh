@@ -37,7 +37,9 @@
 #                         and the lone timer, on it as well
 #
 # scripts/bench-report.py writes the CSV files, the plots and results.md,
-# into bench/results/ or RESULTS.
+# into bench/results/ or RESULTS; then scripts/user-ops.sh counts the
+# wheels' instructions per operation in user space, into
+# bench/results/ops.md (with BASELINE, that revision's core beside them).
 # It reports; it never fails because the machine is slow.
 
 set -euo pipefail
@@ -178,4 +180,7 @@ python3 "$here/ktap.py" "$log" --label bench --health-only ||
 
 mkdir -p "$results"
 python3 "$here/bench-report.py" "$log" "$results" "debian-$ver"
+# The wheels alone in user space: instructions and host ns per operation,
+# before and after with BASELINE (bench/results/ops.md).
+"$here/user-ops.sh" ${BASELINE:+"$BASELINE"}
 note "bench results in $results; make bench took $(( $(date +%s) - start )) s"

@@ -29,7 +29,8 @@
 # sets the two side by side at N = 10^6 with issue #11's targets:
 # instructions only, before and after.
 #
-# Writes bench/results/ops.md, which it also prints.  CC picks the compiler.
+# Writes bench/results/ops.md (RESULTS=DIR: DIR/ops.md), which it also
+# prints.  CC picks the compiler.
 
 set -euo pipefail
 
@@ -40,7 +41,7 @@ start=$(date +%s)
 runs=${RUNS:-5}
 "$here/install-deps.sh" valgrind
 out=$TWHEEL_TOP/build/user
-results=$TWHEEL_TOP/bench/results/ops.md
+results=$(realpath -m "${RESULTS:-$TWHEEL_TOP/bench/results}")/ops.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
@@ -192,8 +193,9 @@ cell() {
 	echo
 	echo "Operations: *add*, arm an idle entry; *del*, stop a pending one;"
 	echo "*del + add*, stop and re-arm a pending one; *empty tick*,"
-	echo "twheel_advance() by one tick on which nothing is due (it looks for"
-	echo "the next busy slot in the bitmap, here up to 1024 slots ahead);"
+	echo "twheel_advance() by one tick on which nothing is due (a core with"
+	echo "the next-work hint, twheel.next, only moves its clock; one without"
+	echo "searches the busy-slot bitmap, here up to 1024 slots ahead);"
 	echo "*expiry*, *early visit* and *migration*, each entry handled so, the"
 	echo "tick's own work taken off.  Scheme 7 spreads a drain over the"
 	echo "ticks before the slot's span, a few entries a tick (8 here), so"
