@@ -280,51 +280,10 @@ struct report {
 	bool have_ns, have_entries;
 };
 
-/* The next blank-separated word of *@p, or NULL. */
-static char *word(char **p)
-{
-	char *w;
-
-	do {
-		w = strsep(p, " \t");
-	} while (w && !*w);
-	return w;
-}
-
-/*
- * Find the columns of @r in "stats": a header row of names starting with
- * "cpu", then a row per CPU starting with its number.
- */
+/* The columns of @r in "stats", from CPU @on's row. */
 static int read_columns(struct report *r, unsigned int on)
 {
-	char *buf, *p, *line, *header = NULL, *row = NULL, *h, *v;
-	unsigned long long val;
-	unsigned int i, c;
-	int ret;
-
-	for (i = 0; i < C_NR; i++)
-		r->col[i] = -1;
-	buf = kmalloc(FILE_MAX, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	ret = dfs_read(DFS_STATS, buf, FILE_MAX);
-	for (p = buf; !ret && (line = strsep(&p, "\n"));) {
-		if (str_has_prefix(line, "cpu "))
-			header = line;
-		else if (sscanf(line, "%u ", &c) == 1 && c == on)
-			row = line;
-	}
-	if (!ret && (!header || !row))
-		ret = -EPROTO;
-	while (!ret && (h = word(&header)) && (v = word(&row))) {
-		if (kstrtoull(v, 10, &val))
-			continue;
-		for (i = 0; i < C_NR; i++)
-			if (!strcmp(h, column_names[i]))
-				r->col[i] = val;
-	}
-	kfree(buf);
-	return ret;
+	return dfs_read_cpu_stats(on, column_names, r->col, C_NR);
 }
 
 /*
