@@ -66,6 +66,7 @@
 #include <linux/list.h>
 #include <linux/log2.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -160,6 +161,8 @@ static bool twheel_starved;
 
 static void twheel_htab_grow(struct work_struct *work);
 static DECLARE_WORK(twheel_grow_work, twheel_htab_grow);
+/* Held while the table grows, and by walks that need one table. */
+static DEFINE_MUTEX(twheel_grow_lock);
 
 static u32 hash_key(callout_func_t func, void *arg)
 {
@@ -350,17 +353,19 @@ static unsigned long hashed_sum(void)
 /* Grow the table to twice its size; see the DOC block. */
 static void twheel_htab_grow(struct work_struct *work)
 {
-	struct twheel_htab *old = rcu_dereference_protected(twheel_htab, 1);
-	struct twheel_htab *new;
+	struct twheel_htab *old, *new;
 	unsigned long flags;
 	u32 b;
 
+	mutex_lock(&twheel_grow_lock);
+	old = rcu_dereference_protected(twheel_htab,
+					lockdep_is_held(&twheel_grow_lock));
 	if (old->bits >= TWHEEL_HASH_MAX_BITS ||
 	    hashed_sum() <= 2 * BIT(old->bits))
-		return;
+		goto out;
 	new = htab_alloc(old->bits + 1);
 	if (!new)
-		return;
+		goto out;
 
 	/* Readers only look at ->next after seeing a moved bit. */
 	WRITE_ONCE(old->next, new);
@@ -396,6 +401,8 @@ static void twheel_htab_grow(struct work_struct *work)
 	rcu_assign_pointer(twheel_htab, new);
 	synchronize_rcu();
 	htab_free(old);
+out:
+	mutex_unlock(&twheel_grow_lock);
 }
 
 /**
@@ -500,6 +507,60 @@ int untimeout(callout_func_t func, void *arg)
 	return 1;
 }
 EXPORT_SYMBOL_GPL(untimeout);
+
+/**
+ * twheel_timeout_cancel_if() - cancel the timeout() callouts that match
+ * @match: called for each hashed callout under its stripe lock with
+ *	interrupts off; true to cancel it if it is pending.
+ * @data: for @match.
+ * @first: if it points to %NULL, set to the function of the first callout
+ *	cancelled.
+ *
+ * Each callout cancelled is unhashed and freed.  One whose function is
+ * running is left to finish and be released as usual.
+ *
+ * Context: process context; may sleep.
+ * Return: how many were cancelled.
+ */
+unsigned long twheel_timeout_cancel_if(twheel_match_fn match, void *data,
+				       callout_func_t *first)
+{
+	struct twheel_timeout *t, *spill = NULL;
+	struct twheel_htab *tab;
+	unsigned long n = 0, flags;
+	u32 b;
+
+	mutex_lock(&twheel_grow_lock);
+	tab = rcu_dereference_protected(twheel_htab,
+					lockdep_is_held(&twheel_grow_lock));
+	for (b = 0; b < BIT(tab->bits); b++) {
+		struct twheel_stripe *s = stripe(b);
+		struct hlist_node *tmp;
+
+		raw_spin_lock_irqsave(&s->lock, flags);
+		hlist_for_each_entry_safe(t, tmp, &tab->bucket[b], hnode) {
+			if (!match(&t->c, data) ||
+			    twheel_cancel_timeout(&t->c) != 1)
+				continue;
+			if (!*first)
+				*first = t->c.func;
+			n++;
+			if (!timeout_put(s, t)) {
+				t->free_next = spill;
+				spill = t;
+			}
+		}
+		raw_spin_unlock_irqrestore(&s->lock, flags);
+		if (!(b & 1023))
+			cond_resched();
+	}
+	mutex_unlock(&twheel_grow_lock);
+	while ((t = spill)) {
+		spill = t->free_next;
+		kmem_cache_free(twheel_timeout_cache, t);
+	}
+	return n;
+}
 
 /**
  * twheel_timeout_release() - take back a timeout() callout whose function

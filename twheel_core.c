@@ -129,6 +129,7 @@
 #include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <kunit/visibility.h>
 
 #include "twheel_core.h"
@@ -469,8 +470,33 @@ int twheel_init(struct twheel *w, const struct twheel_geometry *geo, u64 now)
 EXPORT_SYMBOL_IF_KUNIT(twheel_init);
 
 /**
+ * twheel_abandon() - empty a wheel without looking at its entries
+ * @w: the wheel.
+ *
+ * For an owner that can no longer trust the memory of the entries still
+ * pending: the wheel forgets them, touching none, and is empty.  Their
+ * links still point into the wheel.
+ *
+ * Context: any, under the owner's lock.
+ */
+void twheel_abandon(struct twheel *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < twheel_lists(w); i++)
+		INIT_LIST_HEAD(twheel_list(w, i));
+	memset(w->len, 0, w->nslots * sizeof(*w->len));
+	bitmap_zero(w->busy, w->nslots);
+	w->count = 0;
+	w->park = NULL;
+	w->open = false;
+	reset_drains(w);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_abandon);
+
+/**
  * twheel_destroy() - free an empty wheel
- * @w: the wheel, with no entry pending.
+ * @w: the wheel, with no entry pending (twheel_abandon() empties one).
  *
  * Context: process context.
  */

@@ -75,6 +75,7 @@
 #include <linux/bug.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/debugobjects.h>
 #include <linux/hardirq.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
@@ -84,7 +85,9 @@
 #include <linux/preempt.h>
 #include <linux/printk.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/task_stack.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <kunit/visibility.h>
 
 #include "twheel.h"
@@ -109,6 +112,10 @@ static twheel_release_fn twheel_release;
  *	Locked by @lock.
  * @running: the callout whose function is running, or %NULL.  Locked by
  *	@lock.
+ * @waiters: someone sleeps on @wait until @running or @in_tick changes.
+ *	Locked by @lock.
+ * @frozen: the tick does not advance the wheel, so that no entry moves
+ *	and no function starts (twheel_engine_freeze()).  Locked by @lock.
  * @wheel: the CPU's wheel.  Locked by @lock.
  * @timer: the tick: pinned to the CPU, expiring in softirq context.
  * @tick_start: CLOCK_MONOTONIC ns when @timer's callback began, and
@@ -119,6 +126,7 @@ static twheel_release_fn twheel_release;
  * @stats: see &struct twheel_cpu_stats; @stats.wheel is kept in @wheel.
  *	Locked by @lock, but for the timeout() counters, which are per-CPU
  *	increments safe in any context.
+ * @wait: where unsetcallout_sync() and twheel_engine_freeze() sleep.
  * @cpu: the CPU.
  *
  * What arming and cancelling touch comes first, the wheel's own hot fields
@@ -128,6 +136,8 @@ struct twheel_base {
 	raw_spinlock_t lock;
 	bool in_tick;
 	bool online;
+	bool waiters;
+	bool frozen;
 	u64 programmed;
 	struct callout *running;
 	struct twheel wheel;
@@ -136,6 +146,7 @@ struct twheel_base {
 	u64 tick_to;
 	u64 fn_ns;
 	struct twheel_cpu_stats stats;
+	struct wait_queue_head wait;
 	unsigned int cpu;
 };
 
@@ -146,19 +157,21 @@ static int twheel_dead_state;
 
 /*
  * callout.entry.owner: the CPU whose base holds the callout, whether it is
- * moving between bases, whether timeout() allocated it, and a magic number
- * that tells an initialised handle from a stray one.
+ * moving between bases, whether timeout() allocated it, whether debug
+ * objects track it, and a magic number that tells an initialised handle
+ * from a stray one.
  */
 #define CALLOUT_CPU_BITS	16
 #define CALLOUT_CPU		GENMASK(CALLOUT_CPU_BITS - 1, 0)
 #define CALLOUT_MIGRATING	BIT(CALLOUT_CPU_BITS)
 #define CALLOUT_TIMEOUT		BIT(CALLOUT_CPU_BITS + 1)
+#define CALLOUT_TRACKED		BIT(CALLOUT_CPU_BITS + 2)
 #define CALLOUT_MAGIC		GENMASK(31, 24)
 #define CALLOUT_MAGIC_VALUE	0xc7
 
 /* The owner's fields do not overlap the magic number. */
-static_assert(!((CALLOUT_CPU | CALLOUT_MIGRATING | CALLOUT_TIMEOUT) &
-		CALLOUT_MAGIC));
+static_assert(!((CALLOUT_CPU | CALLOUT_MIGRATING | CALLOUT_TIMEOUT |
+		 CALLOUT_TRACKED) & CALLOUT_MAGIC));
 /* Every CPU the kernel can have fits the owner's CPU field. */
 static_assert(BIT(CALLOUT_CPU_BITS) >= CONFIG_NR_CPUS);
 /* The tick clock stays below the wheels' limit at any allowed tick. */
@@ -177,6 +190,73 @@ static bool callout_valid(const struct callout *c)
 	return FIELD_GET(CALLOUT_MAGIC, owner) == CALLOUT_MAGIC_VALUE &&
 	       FIELD_GET(CALLOUT_CPU, owner) < nr_cpu_ids;
 }
+
+/*
+ * Debug objects, as timer_list has them (CONFIG_DEBUG_OBJECTS_TIMERS): a
+ * handle is tracked from callout_init() and active while it is pending, so
+ * that freeing the memory of a pending handle is reported, naming its
+ * function, and the handle is cancelled before the memory goes.  Handles
+ * on the stack are not tracked: no call says when their frame ends.
+ */
+static const struct debug_obj_descr callout_debug_descr;
+static atomic_t callout_debug_fixups = ATOMIC_INIT(0);
+
+static void *callout_debug_hint(void *addr)
+{
+	return ((struct callout *)addr)->func;
+}
+
+/* Memory holding a pending handle is being freed: cancel it first. */
+static bool callout_fixup_free(void *addr, enum debug_obj_state state)
+{
+	struct callout *c = addr;
+
+	if (state != ODEBUG_STATE_ACTIVE)
+		return false;
+	unsetcallout(c);
+	debug_object_free(c, &callout_debug_descr);
+	atomic_inc(&callout_debug_fixups);
+	return true;
+}
+
+static const struct debug_obj_descr callout_debug_descr = {
+	.name		= "callout",
+	.debug_hint	= callout_debug_hint,
+	.fixup_free	= callout_fixup_free,
+};
+
+static bool callout_tracked(const struct callout *c)
+{
+	return IS_ENABLED(CONFIG_DEBUG_OBJECTS_TIMERS) &&
+	       (c->entry.owner & CALLOUT_TRACKED);
+}
+
+/* @c has just become pending, or stopped being pending. */
+static void callout_debug_activate(struct callout *c)
+{
+	if (callout_tracked(c))
+		debug_object_activate(c, &callout_debug_descr);
+}
+
+static void callout_debug_deactivate(struct callout *c)
+{
+	if (callout_tracked(c))
+		debug_object_deactivate(c, &callout_debug_descr);
+}
+
+/**
+ * twheel_debug_fixups() - how often freed memory held a pending handle
+ *
+ * For KUnit.
+ *
+ * Return: the pending handles that debug objects found in memory being
+ * freed, and that were cancelled, since load.
+ */
+int twheel_debug_fixups(void)
+{
+	return atomic_read(&callout_debug_fixups);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_debug_fixups);
 
 static u32 owner_on(u32 owner, unsigned int cpu)
 {
@@ -274,6 +354,7 @@ static bool cancel_locked(struct twheel_base *base, struct callout *c)
 	lockdep_assert_held(&base->lock);
 	if (!twheel_del(&base->wheel, &c->entry))
 		return false;
+	callout_debug_deactivate(c);
 	base->stats.stopped++;
 	return true;
 }
@@ -322,6 +403,7 @@ static void twheel_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 	hist_add(base->stats.late_ns, base->tick_start - w->now * tick_ns);
 
 	base->running = c;
+	callout_debug_deactivate(c);
 	raw_spin_unlock_irq(&base->lock);
 	t0 = local_clock();
 	twheel_call(c, func, arg);
@@ -331,6 +413,12 @@ static void twheel_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 	raw_spin_lock_irq(&base->lock);
 	base->fn_ns += t0;
 	base->running = NULL;
+	if (unlikely(base->waiters)) {
+		base->waiters = false;
+		raw_spin_unlock_irq(&base->lock);
+		wake_up_all(&base->wait);
+		raw_spin_lock_irq(&base->lock);
+	}
 }
 
 /*
@@ -347,10 +435,20 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 	struct twheel_stats *ws = &base->wheel.stats;
 	u64 t0 = local_clock();
 	u64 next, done;
-	bool more;
+	bool more, wake;
 
 	raw_spin_lock_irq(&base->lock);
 	base->stats.interrupts++;
+	if (unlikely(base->frozen)) {
+		/* twheel_engine_freeze(): look again on the next tick. */
+		next = current_tick() + 1;
+		base->programmed = base->online ? next : U64_MAX;
+		if (base->online)
+			hrtimer_start(timer, tick_to_ktime(next),
+				      HRTIMER_MODE_ABS_PINNED_SOFT);
+		raw_spin_unlock_irq(&base->lock);
+		return HRTIMER_NORESTART;
+	}
 	base->in_tick = true;
 	base->fn_ns = 0;
 	base->tick_start = ktime_get_ns();
@@ -382,8 +480,62 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 	t0 = local_clock() - t0 - base->fn_ns;
 	hist_add(base->stats.book_ns, t0);
 	base->stats.work_ns += t0;
+	wake = base->waiters;
+	base->waiters = false;
 	raw_spin_unlock_irq(&base->lock);
+	if (unlikely(wake))
+		wake_up_all(&base->wait);
 	return HRTIMER_NORESTART;
+}
+
+/*
+ * Is @c, an initialised handle, on its base's wheel?  Its slot alone would
+ * say so for a handle; but callout_init() asks this of memory that may
+ * never have held one, so the slot is only trusted once @c has been found
+ * on the list it names, without following any pointer in @c.
+ */
+static bool callout_linked(struct callout *c)
+{
+	u32 slot, owner = READ_ONCE(c->entry.owner);
+	struct twheel_base *base;
+	struct twheel_entry *e;
+	unsigned long flags;
+	bool found = false;
+
+	/*
+	 * Not lock_callout_base(): in stray memory, the moving flag would
+	 * never clear.  A handle really moving is being armed, which must
+	 * not race with callout_init() anyway.
+	 */
+	if (owner & CALLOUT_MIGRATING)
+		return false;
+	base = per_cpu_ptr(twheel_bases, FIELD_GET(CALLOUT_CPU, owner));
+	raw_spin_lock_irqsave(&base->lock, flags);
+	slot = READ_ONCE(c->entry.slot);
+	if (READ_ONCE(c->entry.owner) == owner &&
+	    slot < base->wheel.nslots) {
+		/*
+		 * An entry waiting on a list taken out of its slot (due,
+		 * drain) still names the slot: look there too.
+		 */
+		unsigned int i;
+
+		for (i = 0; !found && i < twheel_lists(&base->wheel); i++) {
+			struct list_head *head = twheel_list(&base->wheel, i);
+
+			if (i >= base->wheel.geo.levels &&
+			    head != &base->wheel.slot[slot])
+				continue;
+			list_for_each_entry(e, head, node) {
+				if (e == &c->entry) {
+					found = true;
+					break;
+				}
+			}
+		}
+	}
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return found;
 }
 
 /**
@@ -392,16 +544,31 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
  * @name: the class's name for lockdep.
  * @key: the class, one per call site of callout_init().
  *
- * Use callout_init(), which supplies @name and @key.
+ * Use callout_init(), which supplies @name and @key.  A handle that is
+ * pending is left as it is, and the first such call is reported.
  *
- * Context: any.
+ * Context: any but NMI.
  */
 void __callout_init(struct callout *c, const char *name,
 		    struct lock_class_key *key)
 {
+	u32 owner = FIELD_PREP(CALLOUT_MAGIC, CALLOUT_MAGIC_VALUE) |
+		    FIELD_PREP(CALLOUT_CPU, raw_smp_processor_id());
+
+	if (callout_valid(c) &&
+	    READ_ONCE(c->entry.slot) != TWHEEL_SLOT_IDLE &&
+	    callout_linked(c)) {
+		pr_warn_once("twheel: callout_init() of pending callout %p (%ps) by %pS: ignored\n",
+			     c, READ_ONCE(c->func), (void *)_RET_IP_);
+		return;
+	}
 	twheel_entry_init(&c->entry);
-	c->entry.owner = FIELD_PREP(CALLOUT_MAGIC, CALLOUT_MAGIC_VALUE) |
-			 FIELD_PREP(CALLOUT_CPU, raw_smp_processor_id());
+	if (IS_ENABLED(CONFIG_DEBUG_OBJECTS_TIMERS) &&
+	    !object_is_on_stack(c)) {
+		debug_object_init(c, &callout_debug_descr);
+		owner |= CALLOUT_TRACKED;
+	}
+	c->entry.owner = owner;
 	c->func = NULL;
 	c->arg = NULL;
 	lockdep_init_map(&c->lockdep_map, name, key, 0);
@@ -435,6 +602,8 @@ static int arm_callout(struct callout *c, callout_func_t func, void *arg,
 	wake_idle_wheel(base, now);
 	ret |= twheel_add_at(&base->wheel, &c->entry, now + ticks + 1);
 	WARN_ON_ONCE(ret < 0);
+	if (!ret)
+		callout_debug_activate(c);
 	base->stats.started++;
 	base->stats.rearmed += ret;
 	base->stats.peak = max_t(u64, base->stats.peak, base->wheel.count);
@@ -513,11 +682,27 @@ int unsetcallout(struct callout *c)
 }
 EXPORT_SYMBOL_GPL(unsetcallout);
 
+/*
+ * Is @c's function still running on @base?  If so, the next change of
+ * @base->running wakes the caller.
+ */
+static bool still_running(struct twheel_base *base, const struct callout *c)
+{
+	unsigned long flags;
+	bool running;
+
+	raw_spin_lock_irqsave(&base->lock, flags);
+	running = base->running == c;
+	base->waiters |= running;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return running;
+}
+
 /**
  * unsetcallout_sync() - cancel a callout and wait for its function
  * @c: the handle.
  *
- * As unsetcallout(), and if @c's function is running, waits until it has
+ * As unsetcallout(), and if @c's function is running, sleeps until it has
  * returned; if the function re-arms @c meanwhile, that is cancelled too.
  * On return @c is neither pending nor running, and stays so until it is
  * armed again.
@@ -562,15 +747,20 @@ int unsetcallout_sync(struct callout *c)
 	if (IS_ENABLED(CONFIG_PREEMPT_COUNT) ? !preemptible() : irqs_disabled())
 		goto deadlock;
 
-	do {
+	for (;;) {
 		base = lock_callout_base(c, &flags);
 		ret |= cancel_locked(base, c);
 		running = base->running == c;
+		base->waiters |= running;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
-		if (running)
-			cpu_relax();
-	} while (running);
-	return ret;
+		if (!running)
+			return ret;
+		/*
+		 * Sleep, not spin: where softirqs run in threads, the
+		 * function may be running in one on this very CPU.
+		 */
+		wait_event(base->wait, !still_running(base, c));
+	}
 
 deadlock:
 	pr_warn_once("twheel: %s() called from atomic context by %pS; returning -EDEADLK\n",
@@ -587,12 +777,14 @@ EXPORT_SYMBOL_GPL(unsetcallout_sync);
  * stale when it arrives.  A callout whose function is running is not
  * pending unless it was armed again.
  *
- * Context: any.
- * Return: true if @c is armed and has not yet run.
+ * Context: any but NMI.
+ * Return: true if @c is armed and has not yet run; false for %NULL and for
+ * a handle never initialised (zero-filled, say).
  */
 bool callout_pending(const struct callout *c)
 {
-	return READ_ONCE(c->entry.slot) != TWHEEL_SLOT_IDLE;
+	return c && callout_valid(c) &&
+	       READ_ONCE(c->entry.slot) != TWHEEL_SLOT_IDLE;
 }
 EXPORT_SYMBOL_GPL(callout_pending);
 
@@ -797,14 +989,8 @@ unsigned long twheel_callouts_read(unsigned int cpu,
 	bool room;
 
 	raw_spin_lock_irqsave(&base->lock, flags);
-	room = copy_callouts(&w->due, info, max, &n);
-	for (i = 1; room && i < w->geo.levels; i++)
-		room = copy_callouts(&w->drain[i], info, max, &n);
-	for_each_set_bit(i, w->busy, w->nslots) {
-		if (!room)
-			break;
-		room = copy_callouts(&w->slot[i], info, max, &n);
-	}
+	for (i = 0, room = true; room && i < twheel_lists(w); i++)
+		room = copy_callouts(twheel_list(w, i), info, max, &n);
 	total = w->count;
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	*copied = n;
@@ -918,6 +1104,124 @@ static int twheel_cpu_dead(unsigned int cpu)
 	return 0;
 }
 
+/* Has @base's tick finished what it was doing?  If not, wake the caller. */
+static bool tick_settled(struct twheel_base *base)
+{
+	unsigned long flags;
+	bool busy;
+
+	raw_spin_lock_irqsave(&base->lock, flags);
+	busy = base->in_tick;
+	base->waiters |= busy;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return !busy;
+}
+
+/**
+ * twheel_engine_freeze() - hold every wheel still
+ *
+ * Until twheel_engine_thaw(), no wheel advances: no entry moves between
+ * slots or CPUs and no callout function starts, while arming and
+ * cancelling go on as usual.  Returns once every function that was running
+ * has returned.  Callouts that come due meanwhile run late, on the first
+ * tick after the thaw.  Holds off CPU hotplug.
+ *
+ * Context: process context; may sleep.
+ */
+void twheel_engine_freeze(void)
+	__acquires(cpu_hotplug_lock)
+{
+	unsigned int cpu;
+
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
+
+		raw_spin_lock_irq(&base->lock);
+		base->frozen = true;
+		raw_spin_unlock_irq(&base->lock);
+	}
+	for_each_possible_cpu(cpu) {
+		struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
+
+		wait_event(base->wait, tick_settled(base));
+	}
+}
+
+/**
+ * twheel_engine_thaw() - let the wheels move again after
+ * twheel_engine_freeze()
+ *
+ * Context: process context.
+ */
+void twheel_engine_thaw(void)
+	__releases(cpu_hotplug_lock)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
+
+		raw_spin_lock_irq(&base->lock);
+		base->frozen = false;
+		raw_spin_unlock_irq(&base->lock);
+	}
+	cpus_read_unlock();
+}
+
+/**
+ * twheel_engine_cancel_if() - cancel the handles that match
+ * @match: called for each pending callout, under its base's lock with
+ *	interrupts off; true to cancel it.
+ * @data: for @match.
+ * @first: if it points to %NULL, set to the function of the first callout
+ *	cancelled.
+ *
+ * Callouts that timeout() armed are left to twheel_timeout_cancel_if().
+ * The wheels are walked one list at a time, so that interrupts are never
+ * off for long; between twheel_engine_freeze() and twheel_engine_thaw(),
+ * no entry can move from a list not yet walked to one already walked.
+ *
+ * Context: process context, between twheel_engine_freeze() and
+ * twheel_engine_thaw().
+ * Return: how many were cancelled.
+ */
+unsigned long twheel_engine_cancel_if(twheel_match_fn match, void *data,
+				      callout_func_t *first)
+{
+	unsigned long n = 0;
+	unsigned int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
+
+		for (i = 0; i < twheel_lists(&base->wheel); i++) {
+			struct twheel_entry *e, *tmp;
+
+			raw_spin_lock_irq(&base->lock);
+			WARN_ON_ONCE(!base->frozen);
+			list_for_each_entry_safe(e, tmp,
+						 twheel_list(&base->wheel, i),
+						 node) {
+				struct callout *c = container_of(e,
+						struct callout, entry);
+
+				if ((e->owner & CALLOUT_TIMEOUT) ||
+				    !match(c, data))
+					continue;
+				if (!*first)
+					*first = c->func;
+				cancel_locked(base, c);
+				n++;
+			}
+			raw_spin_unlock_irq(&base->lock);
+			if (!(i % TWHEEL_BATCH))
+				cond_resched();
+		}
+	}
+	return n;
+}
+
 /**
  * twheel_engine_init() - build every CPU's wheel; nothing ticks yet
  * @geo: the wheels' geometry, checked by twheel_geometry_check().
@@ -954,6 +1258,7 @@ int twheel_engine_init(const struct twheel_geometry *geo, u64 tick,
 		struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
 
 		raw_spin_lock_init(&base->lock);
+		init_waitqueue_head(&base->wait);
 		hrtimer_init(&base->timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_PINNED_SOFT);
 		base->timer.function = twheel_tick;
@@ -1011,8 +1316,10 @@ void twheel_engine_stop(void)
 /**
  * twheel_engine_exit() - free every wheel
  *
- * A callout still pending belongs to a client that unloaded without
- * cancelling it, which twheel cannot make safe: it is reported and dropped.
+ * Every client module's callouts went when it did (twheel_engine_cancel_if()
+ * from the module notifier).  A callout still pending here lies, handle and
+ * function, outside any module that is gone: the memory of its handle may
+ * have been freed since, so it is counted, never touched, and dropped.
  *
  * Context: process context, with no tick running: before
  * twheel_engine_start() or after twheel_engine_stop().
@@ -1025,18 +1332,13 @@ void twheel_engine_exit(void)
 		return;
 	for_each_possible_cpu(cpu) {
 		struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
-		struct twheel_entry *e;
 
 		if (!base->wheel.slot)
 			continue;
-		while ((e = twheel_first(&base->wheel))) {
-			struct callout *c = container_of(e, struct callout,
-							 entry);
-
-			twheel_del(&base->wheel, e);
-			pr_warn("twheel: unloading with %ps still pending\n",
-				c->func);
-			cond_resched();
+		if (base->wheel.count) {
+			pr_warn("twheel: unloading with %lu callouts still pending on CPU %u: dropped unseen\n",
+				base->wheel.count, cpu);
+			twheel_abandon(&base->wheel);
 		}
 		twheel_destroy(&base->wheel);
 	}

@@ -9,8 +9,11 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/printk.h>
 #include <linux/stringify.h>
+#include <kunit/visibility.h>
 
 #include "twheel_internal.h"
 
@@ -87,6 +90,62 @@ static int __init twheel_params_check(struct twheel_geometry *geo)
 	return 0;
 }
 
+/* A callout belongs to a module if its function or its handle lies in it. */
+static bool in_module(const struct callout *c, void *data)
+{
+	struct module *mod = data;
+
+	return within_module((unsigned long)c->func, mod) ||
+	       within_module((unsigned long)c, mod);
+}
+
+/* One module at a time: a freeze is for the whole engine. */
+static DEFINE_MUTEX(twheel_forget_lock);
+
+/**
+ * twheel_forget_module() - cancel every callout of a departing module
+ * @mod: the module, whose exit function has run.
+ *
+ * With the wheels held still, so that no function of @mod runs from here
+ * on and none is still running, every pending callout whose function or
+ * handle lies in @mod is cancelled, and a timeout() one freed.  A module
+ * that left any is named once in the kernel log, with the count and the
+ * first function.  Callouts of other modules are untouched, but every
+ * callout due meanwhile runs a little late.
+ *
+ * Context: process context; may sleep.
+ * Return: how many callouts were cancelled.
+ */
+unsigned long twheel_forget_module(struct module *mod)
+{
+	callout_func_t first = NULL;
+	unsigned long n;
+
+	mutex_lock(&twheel_forget_lock);
+	twheel_engine_freeze();
+	n = twheel_timeout_cancel_if(in_module, mod, &first);
+	n += twheel_engine_cancel_if(in_module, mod, &first);
+	twheel_engine_thaw();
+	mutex_unlock(&twheel_forget_lock);
+	if (n)
+		pr_warn("twheel: module %s went with %lu callouts pending, the first %ps: cancelled\n",
+			mod->name, n, first);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_forget_module);
+
+static int twheel_module_notify(struct notifier_block *nb,
+				unsigned long state, void *data)
+{
+	if (state == MODULE_STATE_GOING)
+		twheel_forget_module(data);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block twheel_module_nb = {
+	.notifier_call = twheel_module_notify,
+};
+
 static int __init twheel_module_init(void)
 {
 	struct twheel_geometry geo = {};
@@ -104,11 +163,16 @@ static int __init twheel_module_init(void)
 	ret = twheel_engine_start();
 	if (ret)
 		goto err_timeout;
+	ret = register_module_notifier(&twheel_module_nb);
+	if (ret)
+		goto err_start;
 	twheel_debugfs_init();
 	pr_info("twheel " TWHEEL_VERSION ": scheme %u, %u levels, tick %lu ns\n",
 		geo.scheme, geo.levels, tick_ns);
 	return 0;
 
+err_start:
+	twheel_engine_stop();
 err_timeout:
 	twheel_timeout_exit();
 err_engine:
@@ -120,6 +184,7 @@ module_init(twheel_module_init);
 static void __exit twheel_module_exit(void)
 {
 	twheel_debugfs_exit();
+	unregister_module_notifier(&twheel_module_nb);
 	/* No callout runs after this, so each layer may free what it owns. */
 	twheel_engine_stop();
 	twheel_timeout_exit();

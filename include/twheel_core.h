@@ -157,6 +157,37 @@ struct twheel {
 };
 
 /**
+ * twheel_lists() - how many lists a wheel keeps its entries on
+ * @w: the wheel.
+ *
+ * Return: the number of lists twheel_list() takes.
+ */
+static inline unsigned int twheel_lists(const struct twheel *w)
+{
+	return w->geo.levels + w->nslots;
+}
+
+/**
+ * twheel_list() - one of the lists a wheel keeps its entries on
+ * @w: the wheel.
+ * @i: below twheel_lists(@w).
+ *
+ * For walks by the wheel's owner, under the owner's lock: every pending
+ * entry is on one of them, and twheel_del() may take it off.
+ *
+ * Return: @w->due for 0, @w->drain[@i] for 1 up to the top level, else
+ * the slots in order, level 0 first.
+ */
+static inline struct list_head *twheel_list(struct twheel *w, unsigned int i)
+{
+	if (!i)
+		return &w->due;
+	if (i < w->geo.levels)
+		return &w->drain[i];
+	return &w->slot[i - w->geo.levels];
+}
+
+/**
  * typedef twheel_expire_fn - called for each entry as it comes due
  * @w: the wheel, whose clock reads the entry's tick.
  * @e: the entry, already idle: it may be re-armed at once.
@@ -171,6 +202,7 @@ typedef void (*twheel_expire_fn)(struct twheel *w, struct twheel_entry *e,
 int twheel_geometry_check(const struct twheel_geometry *geo);
 u64 twheel_span(const struct twheel_geometry *geo);
 int twheel_init(struct twheel *w, const struct twheel_geometry *geo, u64 now);
+void twheel_abandon(struct twheel *w);
 void twheel_destroy(struct twheel *w);
 void twheel_forward(struct twheel *w, u64 now);
 

@@ -150,12 +150,23 @@ struct twheel_level_info {
  */
 typedef void (*twheel_release_fn)(struct callout *c);
 
+/*
+ * Which callouts twheel_engine_cancel_if() and twheel_timeout_cancel_if()
+ * cancel: called under a lock with interrupts off, it only compares.
+ */
+typedef bool (*twheel_match_fn)(const struct callout *c, void *data);
+
 /* twheel_hw.c: the engine */
 int twheel_engine_init(const struct twheel_geometry *geo, u64 tick,
 		       twheel_release_fn release);
 int twheel_engine_start(void);
 void twheel_engine_stop(void);
 void twheel_engine_exit(void);
+void twheel_engine_freeze(void);
+void twheel_engine_thaw(void);
+unsigned long twheel_engine_cancel_if(twheel_match_fn match, void *data,
+				      callout_func_t *first);
+int twheel_debug_fixups(void);
 int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
 		       unsigned long ticks);
 int twheel_cancel_timeout(struct callout *c);
@@ -182,6 +193,11 @@ const struct callout *twheel_timeout_lookup(callout_func_t func, void *arg);
 unsigned int twheel_timeout_free_read(unsigned int cpu,
 				      const struct callout **first);
 unsigned int twheel_timeout_starve(bool starve);
+unsigned long twheel_timeout_cancel_if(twheel_match_fn match, void *data,
+				       callout_func_t *first);
+
+/* twheel_main.c */
+unsigned long twheel_forget_module(struct module *mod);
 
 /* twheel_debugfs.c */
 void twheel_debugfs_init(void);

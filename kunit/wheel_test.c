@@ -924,6 +924,43 @@ static void twheel_forward_empty_wheel(struct kunit *test)
 	twheel_destroy(w);
 }
 
+/*
+ * twheel_abandon() empties a wheel without touching its entries, even
+ * halfway through a tick, and leaves it usable.
+ */
+static void twheel_abandon_forgets_entries(struct kunit *test)
+{
+	const struct wt_geometry *p = test->param_value;
+	struct twheel *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct at_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct twheel_entry before;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_EQ(test, twheel_init(w, &p->geo, 10), 0);
+	for (i = 0; i < 3; i++) {
+		twheel_entry_init(&c->e[i]);
+		KUNIT_ASSERT_EQ(test, twheel_add(w, &c->e[i], 1 + 1000 * i),
+				0);
+	}
+	/* A batch of one leaves the tick open with entries on the way. */
+	twheel_advance_batch(w, 2000, at_expiry, c, 1);
+	before = c->e[2];
+	twheel_abandon(w);
+	KUNIT_EXPECT_EQ(test, w->count, 0UL);
+	KUNIT_EXPECT_EQ(test, twheel_next_work(w), U64_MAX);
+	KUNIT_EXPECT_NULL(test, twheel_first(w));
+	KUNIT_EXPECT_TRUE(test, !memcmp(&before, &c->e[2], sizeof(before)));
+
+	twheel_entry_init(&c->e[3]);
+	KUNIT_ASSERT_EQ(test, twheel_add(w, &c->e[3], 5), 0);
+	twheel_advance(w, w->now + 5, at_expiry, c);
+	KUNIT_EXPECT_EQ(test, c->fired_at[3], w->now);
+	KUNIT_EXPECT_EQ(test, w->count, 0UL);
+	twheel_destroy(w);
+}
+
 /* twheel_first() hands out every pending entry, then NULL. */
 static void twheel_first_empties_wheel(struct kunit *test)
 {
@@ -964,6 +1001,7 @@ static struct kunit_case twheel_wheel_cases[] = {
 	KUNIT_CASE_PARAM(twheel_add_at_absolute_ticks, wheel_gen_params),
 	KUNIT_CASE_PARAM(twheel_first_empties_wheel, wheel_gen_params),
 	KUNIT_CASE_PARAM(twheel_forward_empty_wheel, wheel_gen_params),
+	KUNIT_CASE_PARAM(twheel_abandon_forgets_entries, wheel_gen_params),
 	TWHEEL_CASE_PARAM_SLOW(twheel_add_million, million_gen_params),
 	{}
 };

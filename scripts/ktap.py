@@ -11,8 +11,16 @@ A parameterised case counts once, however many parameters it runs.
 
 Exit status is 1 when any case failed, a suite stopped before its plan was
 complete, no case ran, the harness reported a module that did not load or
-unload, the guest did not reach its end, or the console holds a kernel
-warning, BUG, oops, KASAN, lockdep or debug-objects report; otherwise 0.
+unload, the guest did not reach its end, the console holds a kernel
+warning, BUG, oops, KASAN, lockdep or debug-objects report, or twheel
+unloaded with callouts still pending; otherwise 0.
+
+A test that provokes a report on purpose announces it on the console:
+"twheel-expect: begin REGEX" before and "twheel-expect: end" after.  In
+between, kernel warnings, backtraces and debug-objects reports are
+excused, but only if a line matches REGEX; if none does, that is a
+problem.  "twheel-expect: later REGEX" asks for a line matching REGEX
+anywhere after it.
 
 The KTAP grammar followed is the kernel's Documentation/dev-tools/ktap.rst;
 tools/testing/kunit/kunit.py parse is the reference implementation.
@@ -38,6 +46,8 @@ SPLATS = [
     (re.compile(r'UBSAN'), 'UBSAN report'),
     (re.compile(r'ODEBUG'), 'debug-objects report'),
     (re.compile(r'list_(add|del) corruption'), 'list corruption'),
+    (re.compile(r'twheel: unloading with .* pending'),
+     'callouts leaked at unload'),
     (re.compile(r'rcu.*(stall|INFO)|INFO: task .* blocked'), 'stall'),
     (re.compile(r'-+\[ cut here \]-+'), 'kernel warning'),
     (re.compile(r'\bWARNING:'), 'kernel warning'),
@@ -50,6 +60,9 @@ SPLATS = [
 
 HARNESS = 'twheel-harness:'
 DONE = HARNESS + ' done'
+EXPECT = 'twheel-expect: '
+# What an announced window may excuse; anything else is still a problem.
+EXCUSABLE = {'kernel warning', 'kernel backtrace', 'debug-objects report'}
 
 
 class Suite:
@@ -72,15 +85,34 @@ def parse(lines):
     problems = []
     current = None
     done = False
+    window = None       # [regex, matched] while a report is announced
+    later = []          # regexes still to be matched by a later line
 
     for raw in lines:
         line = strip(raw)
         body = line.lstrip(' ')
         indent = len(line) - len(body)
 
+        if body.startswith(EXPECT):
+            kind, _, arg = body[len(EXPECT):].partition(' ')
+            if kind == 'begin':
+                window = [re.compile(arg), False]
+            elif kind == 'end' and window:
+                if not window[1]:
+                    problems.append('expected report not seen: '
+                                    + window[0].pattern)
+                window = None
+            elif kind == 'later':
+                later.append(re.compile(arg))
+            continue
+        later = [r for r in later if not r.search(body)]
+        if window and window[0].search(body):
+            window[1] = True
+
         for pattern, what in SPLATS:
             if pattern.search(body):
-                problems.append(f'{what}: {body}')
+                if not (window and what in EXCUSABLE):
+                    problems.append(f'{what}: {body}')
                 break
 
         if body.startswith(HARNESS):
@@ -121,6 +153,9 @@ def parse(lines):
             current.result = 'skip' if skipped else status
             current = None
 
+    if window:
+        problems.append('announced report not closed: ' + window[0].pattern)
+    problems.extend('expected line not seen: ' + r.pattern for r in later)
     return suites, problems, done
 
 

@@ -94,7 +94,40 @@ for v in $TWHEEL_KERNELS; do
 	bad_param "bad-geometry-$v" 'scheme=6 geometry=100' \
 		'twheel: scheme=6 with geometry of 1 levels is not valid'
 done
-checks=$((8 + 3 * $(wc -w <<<"$TWHEEL_KERNELS")))
+
+# Announced reports (ktap.py's "twheel-expect:" lines), judged on made-up
+# consoles: a passing suite around LINES, a printf format of one per line.
+judge() {
+	local name=$1 want=$2 pattern=$3 lines=$4 status=0 got=pass
+	{
+		printf '%s\n' 'KTAP version 1' '1..1' '    # Subtest: s' '    1..1'
+		# shellcheck disable=SC2059
+		printf -- "$lines"
+		printf '%s\n' '    ok 1 c' 'ok 1 s' 'twheel-harness: done'
+	} >"$out/judge-$name.log"
+	python3 "$here/ktap.py" "$out/judge-$name.log" >"$out/judge-$name.report" ||
+		status=$?
+	[ $status -eq 0 ] || got=fail
+	if [ $got = "$want" ] && grep -qE "$pattern" "$out/judge-$name.report"; then
+		note "harness self-test judge-$name: $got as it should, saying: $(grep -m1 -E "$pattern" "$out/judge-$name.report")"
+	else
+		note "harness self-test judge-$name: FAILED: wanted $want with /$pattern/, got $got; report:"
+		sed 's/^/    /' "$out/judge-$name.report" >&2
+		failures=$((failures + 1))
+	fi
+}
+odebug='ODEBUG: free active (active state 0) object: 00000000a1b2c3d4 object type: callout hint: f+0x0/0x10\n'
+splat='------------[ cut here ]------------\nWARNING: CPU: 0 PID: 1 at lib/debugobjects.c:505\nCall Trace:\n'
+judge announced pass '^1 passed, 0 failed$' \
+	"twheel-expect: begin ODEBUG: free active .*type: callout\n$splat$odebug""twheel-expect: end\n"
+judge unannounced fail 'problem: kernel warning' "$splat$odebug"
+judge announced-missing fail 'problem: expected report not seen' \
+	"twheel-expect: begin ODEBUG: free active\n${splat}twheel-expect: end\n"
+judge later-missing fail 'problem: expected line not seen: module m went' \
+	"twheel-expect: later module m went\n"
+judge leak-at-unload fail 'problem: callouts leaked at unload' \
+	"twheel: unloading with 2 callouts still pending on CPU 1: dropped unseen\n"
+checks=$((13 + 3 * $(wc -w <<<"$TWHEEL_KERNELS")))
 
 # The style checks fail on one finding of each kind, in a copy of the tree.
 style_fault() {
