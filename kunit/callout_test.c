@@ -495,6 +495,7 @@ static void forget_module_cancels_its_callouts(struct kunit *test)
 	unsigned int other = cpumask_any_but(cpu_online_mask,
 					     raw_smp_processor_id());
 	int runs;
+	u64 t0;
 
 	KUNIT_ASSERT_NOT_NULL(test, heap);
 	KUNIT_ASSERT_NOT_NULL(test, fired);
@@ -522,8 +523,11 @@ static void forget_module_cancels_its_callouts(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, setcallout(&heap[2], kfree_link, NULL,
 					 FAR_TICKS), 0);
 
+	t0 = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, twheel_forget_module(THIS_MODULE), 5);
 	runs = atomic_read(&periodic_runs);
+	kunit_info(test, "twheel_forget_module() took %llu us\n",
+		   (ktime_get_ns() - t0) / NSEC_PER_USEC);
 	KUNIT_EXPECT_FALSE(test, callout_pending(&module_data_callout));
 	KUNIT_EXPECT_FALSE(test, callout_pending(&heap[0]));
 	KUNIT_EXPECT_FALSE(test, callout_pending(&heap[1]));
