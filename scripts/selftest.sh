@@ -11,9 +11,10 @@
 # Some checks use twheel itself: a client that calls unsetcallout_sync()
 # holding a lock its callout takes must draw a lockdep report, and each
 # invalid module parameter must make twheel's insmod fail, saying why, and
-# do nothing else.  Last, the style checks (style.sh) must fail on a copy
-# of the tree with one checkpatch finding, and on one with one kernel-doc
-# finding.
+# do nothing else.  Then ktap.py judges made-up consoles with announced
+# reports ("twheel-expect:" lines), and twheel's unload finding callouts
+# left.  Last, the style checks (style.sh) must fail on a copy of the tree
+# with one checkpatch finding, and on one with one kernel-doc finding.
 
 set -euo pipefail
 
