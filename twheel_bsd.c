@@ -8,37 +8,55 @@
 /**
  * DOC: twheel timeout hash
  *
- * A &struct twheel_timeout is a callout and its link in the hash table, 64
- * bytes on x86_64 without debug options.  The table has 2^bits buckets of
- * unordered chains; a chain is protected by one of %TWHEEL_HASH_LOCKS
- * striped locks, chosen by the low bits of the hash, so that a bucket and
- * its two halves in a table twice the size share a lock.  The hash mixes
- * func and arg with two multiplications (hash_64()); it is computed once
- * per call, and again only when the entry is released or moved.
+ * A &struct twheel_timeout is a callout and its links in the hash table, 64
+ * bytes on x86_64 without debug options.  The table has 2^bits buckets,
+ * each a chain of keys: one entry per distinct (func, arg) hashed there,
+ * the key's most recently armed, linked through ->next_key.  That entry
+ * holds the key's older entries behind it on its ->dups, newest first.
+ * Looking up a key walks the keys of its chain, never another key's
+ * duplicates.  A timeout() of a key already hashed puts the new entry in
+ * the old newest one's place in the chain and the old one at the front of
+ * ->dups; removing a key's newest entry puts the first of its ->dups in
+ * its place.  Each is O(1) past the walk of the chain's keys.
  *
- * The table grows, never shrinks.  Each stripe counts the entries in its
- * chains, under its lock.  When a stripe's count rises past twice its
- * share of the buckets, and again each time its count doubles from
- * there, it asks a work item to grow the table; the work sums the
- * stripes, and if the entries outstanding exceed twice the buckets,
- * builds a table twice the size and moves the chains over one
- * bucket at a time, each under its stripe lock, marking the old bucket
- * moved; callers that find their old bucket moved use the new table.  Then
- * the new table is published and, after an RCU grace period, the old one
- * is freed.  Readers hold a stripe lock with interrupts off, which is an
- * RCU read-side section.  A table whose load passes the limit without any
- * stripe crossing its share, or doubling, afterwards stays as it is until
- * one does: its chains are then near two entries long, and one stripe's
- * at most twice that.  Lookups are O(1) expected.
+ *   bucket -> [f, a] -> [g, b] -> [h, c] -> NULL     ->next_key
+ *               |                  |
+ *             [f, a]             [h, c]              ->dups, newest first
+ *               |
+ *             [f, a]
+ *
+ * A chain is protected by one of %TWHEEL_HASH_LOCKS striped locks, chosen
+ * by the low bits of the hash, so that a bucket and its two halves in a
+ * table twice the size share a lock.  The hash mixes func and arg with two
+ * multiplications (hash_64()); it is computed once per call, and again
+ * only when the entry is released or its key moved.
+ *
+ * The table grows, never shrinks, and it counts keys, not entries:
+ * duplicates make no chain longer, so they do not make it grow.  Each
+ * stripe counts the keys in its chains, under its lock.  When a stripe's
+ * count rises past twice its share of the buckets, and again each time its
+ * count doubles from there, it asks a work item to grow the table; the
+ * work sums the stripes, and if the keys hashed exceed twice the buckets,
+ * builds a table twice the size and moves the keys over, each with its
+ * duplicates, one bucket at a time, each under its stripe lock, marking
+ * the old bucket moved; callers that find their old bucket moved use the
+ * new table.  Then the new table is published and, after an RCU grace
+ * period, the old one is freed.  Readers hold a stripe lock with
+ * interrupts off, which is an RCU read-side section.  A table whose load
+ * passes the limit without any stripe crossing its share, or doubling,
+ * afterwards stays as it is until one does: its chains are then near two
+ * keys long, and one stripe's at most twice that.  Lookups are O(1)
+ * expected, however many duplicates a key has.
  *
  * Lock order: stripe lock, then base lock (timeout() arms, untimeout()
  * cancels, with the stripe lock held and interrupts disabled once).  Once
  * an entry's function has returned, the engine hands it back through
  * twheel_timeout_release(), with no lock held, which unhashes and frees
  * it.  An entry is freed by whoever unhashes it: untimeout() after a
- * successful cancel, the release after expiry, or twheel_timeout_exit() at
- * unload.  While its function runs, the entry stays hashed but not
- * pending, so untimeout() passes it over.
+ * successful cancel, the release after expiry, or
+ * twheel_timeout_cancel_if(), which twheel_timeout_exit() uses at unload.
+ * While its function runs, the entry stays hashed but not pending, so
+ * untimeout() passes it over, to the key's next older entry.
  */
 
 /**
@@ -53,9 +71,12 @@
  *
  * When timeout() leaves a list shorter than %TWHEEL_FREE_LOW, it queues
  * the CPU's refill work, which allocates with %GFP_KERNEL until the list
- * holds %TWHEEL_FREE_FILL.  When a list is empty, timeout() allocates with
- * %GFP_ATOMIC, and fails with -%ENOMEM, nothing armed, if that fails too.
- * At load, every possible CPU's list is filled.
+ * holds %TWHEEL_FREE_FILL, and stops early if the allocator fails.  When a
+ * list is empty, timeout() allocates with %GFP_ATOMIC, and fails with
+ * -%ENOMEM, nothing armed, if that fails too.  Neither allocation warns
+ * (%__GFP_NOWARN): a refill that fails leaves the atomic path, and a
+ * timeout() that fails says so to its caller and in t_failed.  At load,
+ * every possible CPU's list is filled.
  *
  * debugfs's t_allocs counts the entries timeout() took, from its list or
  * the cache alike; t_failed counts the calls that found neither.
@@ -97,13 +118,26 @@ static_assert(TWHEEL_FREE_FILL <= TWHEEL_FREE_MAX);
 /**
  * struct twheel_timeout - a callout armed by timeout()
  * @c: the callout; @c.func and @c.arg are the hash key.
- * @hnode: link in a bucket's chain, while hashed.
+ * @next_key: while the newest entry of its key: the newest entry of the
+ *	next key in the bucket's chain, or %NULL.
+ * @dups: while the newest entry of its key: the key's older entries,
+ *	newest first.
+ * @dup: while an older entry of its key: its link in the newest one's
+ *	@dups.
  * @free_next: link in a CPU's free list, while on one.
+ *
+ * An entry is its key's newest, an older one, or free, and the links of
+ * the three share memory: the timeout hash's DOC block says how an entry
+ * goes from one to another.
  */
 struct twheel_timeout {
 	struct callout c;
 	union {
-		struct hlist_node hnode;
+		struct {
+			struct twheel_timeout *next_key;
+			struct hlist_head dups;
+		};
+		struct hlist_node dup;
 		struct twheel_timeout *free_next;
 	};
 };
@@ -115,25 +149,27 @@ struct twheel_timeout {
  *	marked moved.
  * @moved: one bit per bucket, set once its chain is in @next.  Locked by
  *	the bucket's stripe lock.
- * @bucket: the chains.  Each locked by its stripe lock.
+ * @bucket: the chains of keys, each the newest entry of its first key.
+ *	Each locked by its stripe lock.
  */
 struct twheel_htab {
 	unsigned int bits;
 	struct twheel_htab *next;
 	unsigned long *moved;
-	struct hlist_head bucket[];
+	struct twheel_timeout *bucket[];
 };
 
 /**
  * struct twheel_stripe - one lock of the hash table
  * @lock: holding it means that the chains of every bucket whose index has
  *	these low bits, in every size of the table, are locked.
- * @hashed: the entries in those chains.  Locked by @lock; read without it
- *	by the growth work, for a sum.
+ * @keys: the keys in those chains, each counted once however many entries
+ *	it has.  Locked by @lock; read without it by the growth work, for a
+ *	sum.
  */
 struct twheel_stripe {
 	raw_spinlock_t lock;
-	unsigned long hashed;
+	unsigned long keys;
 } ____cacheline_aligned_in_smp;
 
 /**
@@ -159,10 +195,14 @@ static struct lock_class_key twheel_timeout_key;
 /* For KUnit: no memory for timeout(); see twheel_timeout_starve(). */
 static bool twheel_starved;
 
+/*
+ * Holding it means that the table is not growing: twheel_htab stays
+ * published and its ->next stays %NULL.  Taken by the growth work, and by
+ * twheel_timeout_cancel_if(), so that its walk misses no bucket.
+ */
+static DEFINE_MUTEX(twheel_grow_mutex);
 static void twheel_htab_grow(struct work_struct *work);
 static DECLARE_WORK(twheel_grow_work, twheel_htab_grow);
-/* Held while the table grows, and by walks that need one table. */
-static DEFINE_MUTEX(twheel_grow_lock);
 
 static u32 hash_key(callout_func_t func, void *arg)
 {
@@ -175,7 +215,7 @@ static struct twheel_stripe *stripe(u32 hash)
 	return &twheel_stripes[hash & (TWHEEL_HASH_LOCKS - 1)];
 }
 
-/* The entries a stripe holds when the table's are twice its buckets. */
+/* The keys a stripe holds when the table's are twice its buckets. */
 static unsigned long stripe_limit(unsigned int bits)
 {
 	return 2UL << (bits - TWHEEL_HASH_LOCK_BITS);
@@ -195,7 +235,7 @@ static struct twheel_htab *htab(void)
  * moved, in the one being grown into.  Called under the stripe lock of
  * @hash.
  */
-static struct hlist_head *chain(struct twheel_htab *t, u32 hash)
+static struct twheel_timeout **chain(struct twheel_htab *t, u32 hash)
 {
 	u32 b = hash & (BIT(t->bits) - 1);
 
@@ -205,6 +245,91 @@ static struct hlist_head *chain(struct twheel_htab *t, u32 hash)
 		b = hash & (BIT(t->bits) - 1);
 	}
 	return &t->bucket[b];
+}
+
+/*
+ * The link in the chain at @link that points at the newest entry of
+ * (@func, @arg), or %NULL if the key is not there.  Walks the chain's keys,
+ * never their older entries.  Called under the chain's stripe lock.
+ */
+static struct twheel_timeout **key_find(struct twheel_timeout **link,
+					callout_func_t func, void *arg)
+{
+	for (; *link; link = &(*link)->next_key) {
+		if ((*link)->c.func == func && (*link)->c.arg == arg)
+			return link;
+	}
+	return NULL;
+}
+
+/*
+ * Hash @t, its key set, as its key's newest entry: in the place of the
+ * newest so far, which @link points at, or, if @link is %NULL, as a new
+ * key at the front of the chain at @head.  Called under the chain's stripe
+ * lock.
+ */
+static void key_add(struct twheel_timeout **head, struct twheel_timeout **link,
+		    struct twheel_timeout *t)
+{
+	struct twheel_timeout *old;
+
+	if (!link) {
+		t->next_key = *head;
+		INIT_HLIST_HEAD(&t->dups);
+		*head = t;
+		return;
+	}
+	/* old's links become @dup: take what they held first. */
+	old = *link;
+	t->next_key = old->next_key;
+	hlist_move_list(&old->dups, &t->dups);
+	hlist_add_head(&old->dup, &t->dups);
+	*link = t;
+}
+
+/*
+ * Unhash @t, an entry of the key whose newest @link points at; if @t is
+ * the newest, the next older takes its place.  Called under the chain's
+ * stripe lock.  Return: true if @t was the key's last entry, and the key
+ * has left the chain.
+ */
+static bool key_del(struct twheel_timeout **link, struct twheel_timeout *t)
+{
+	struct twheel_timeout *next;
+
+	if (*link != t) {
+		hlist_del(&t->dup);
+		return false;
+	}
+	if (hlist_empty(&t->dups)) {
+		*link = t->next_key;
+		return true;
+	}
+	next = hlist_entry(t->dups.first, struct twheel_timeout, dup);
+	hlist_del(&next->dup);
+	next->next_key = t->next_key;
+	hlist_move_list(&t->dups, &next->dups);
+	*link = next;
+	return false;
+}
+
+/*
+ * Cancel the most recently armed pending entry of the key whose newest
+ * @link points at, passing over any whose function is running.  Called
+ * under the chain's stripe lock, with interrupts off.  Return: the entry,
+ * still hashed, or %NULL if none was pending.
+ */
+static struct twheel_timeout *key_cancel(struct twheel_timeout **link)
+{
+	struct twheel_timeout *t = *link;
+
+	if (twheel_cancel_timeout(&t->c) == 1)
+		return t;
+	hlist_for_each_entry(t, &(*link)->dups, dup) {
+		if (twheel_cancel_timeout(&t->c) == 1)
+			return t;
+	}
+	return NULL;
 }
 
 /* Take an entry off @fl, the local CPU's list; interrupts are off. */
@@ -255,11 +380,11 @@ static unsigned int free_drain(struct twheel_free *fl)
 }
 
 /*
- * Fill the local CPU's list up to TWHEEL_FREE_FILL, with GFP_KERNEL.  The
- * work runs on the CPU that queued it, or on another once that one has
- * gone offline: either way it fills the list of the CPU it runs on.
+ * Fill the local CPU's list up to TWHEEL_FREE_FILL, with GFP_KERNEL, in
+ * the calling task; stop early if the allocator fails.  The caller keeps
+ * to one CPU, or does not mind which CPU's list it fills.
  */
-static void free_refill(struct work_struct *work)
+static void free_fill(void)
 {
 	struct twheel_timeout *t;
 	unsigned long flags;
@@ -269,7 +394,8 @@ static void free_refill(struct work_struct *work)
 		if (READ_ONCE(twheel_starved) ||
 		    raw_cpu_read(twheel_free->count) >= TWHEEL_FREE_FILL)
 			return;
-		t = kmem_cache_alloc(twheel_timeout_cache, GFP_KERNEL);
+		t = kmem_cache_alloc(twheel_timeout_cache,
+				     GFP_KERNEL | __GFP_NOWARN);
 		if (!t)
 			return;
 		local_irq_save(flags);
@@ -284,6 +410,16 @@ static void free_refill(struct work_struct *work)
 }
 
 /*
+ * A CPU's refill work.  It runs on the CPU that queued it, or on another
+ * once that one has gone offline: either way it fills the list of the CPU
+ * it runs on.
+ */
+static void free_refill(struct work_struct *work)
+{
+	free_fill();
+}
+
+/*
  * An entry for timeout(), from @fl, the local CPU's list, else the cache;
  * interrupts are off.  A list left short asks for a refill.
  */
@@ -293,7 +429,8 @@ static struct twheel_timeout *timeout_get(struct twheel_free *fl)
 
 	if (unlikely(fl->count < TWHEEL_FREE_LOW)) {
 		if (!t && !READ_ONCE(twheel_starved))
-			t = kmem_cache_alloc(twheel_timeout_cache, GFP_ATOMIC);
+			t = kmem_cache_alloc(twheel_timeout_cache,
+					     GFP_ATOMIC | __GFP_NOWARN);
 		if (!READ_ONCE(twheel_starved))
 			queue_work_on(smp_processor_id(), system_wq,
 				      &fl->refill);
@@ -303,21 +440,34 @@ static struct twheel_timeout *timeout_get(struct twheel_free *fl)
 }
 
 /*
- * Unhash @t, under @s's lock with interrupts off, and keep it on the local
- * CPU's list.  Return: true if kept, false if the caller must free it.
+ * Unhash @t, an entry of the key whose newest @link points at, under @s's
+ * lock.  Return: true if its key has left the chain.
  */
-static bool timeout_put(struct twheel_stripe *s, struct twheel_timeout *t)
+static bool unhash(struct twheel_stripe *s, struct twheel_timeout **link,
+		   struct twheel_timeout *t)
 {
 	lockdep_assert_held(&s->lock);
-	hlist_del(&t->hnode);
-	s->hashed--;
+	if (!key_del(link, t))
+		return false;
+	s->keys--;
+	return true;
+}
+
+/*
+ * Unhash @t, an entry of the key whose newest @link points at, under @s's
+ * lock with interrupts off, and keep it on the local CPU's list.  Return:
+ * true if kept, false if the caller must free it.
+ */
+static bool timeout_put(struct twheel_stripe *s, struct twheel_timeout **link,
+			struct twheel_timeout *t)
+{
+	unhash(s, link, t);
 	return free_push(this_cpu_ptr(twheel_free), t);
 }
 
 static struct twheel_htab *htab_alloc(unsigned int bits)
 {
 	struct twheel_htab *t;
-	unsigned int i;
 
 	t = kvzalloc(struct_size(t, bucket, BIT(bits)), GFP_KERNEL);
 	if (!t)
@@ -328,8 +478,6 @@ static struct twheel_htab *htab_alloc(unsigned int bits)
 		return NULL;
 	}
 	t->bits = bits;
-	for (i = 0; i < BIT(bits); i++)
-		INIT_HLIST_HEAD(&t->bucket[i]);
 	return t;
 }
 
@@ -339,14 +487,14 @@ static void htab_free(struct twheel_htab *t)
 	kvfree(t);
 }
 
-/* The entries hashed now: a sum of the stripes, each read as it is. */
-static unsigned long hashed_sum(void)
+/* The keys hashed now: a sum of the stripes, each read as it is. */
+static unsigned long keys_sum(void)
 {
 	unsigned long n = 0;
 	unsigned int i;
 
 	for (i = 0; i < TWHEEL_HASH_LOCKS; i++)
-		n += READ_ONCE(twheel_stripes[i].hashed);
+		n += READ_ONCE(twheel_stripes[i].keys);
 	return n;
 }
 
@@ -357,11 +505,11 @@ static void twheel_htab_grow(struct work_struct *work)
 	unsigned long flags;
 	u32 b;
 
-	mutex_lock(&twheel_grow_lock);
+	mutex_lock(&twheel_grow_mutex);
 	old = rcu_dereference_protected(twheel_htab,
-					lockdep_is_held(&twheel_grow_lock));
+					lockdep_is_held(&twheel_grow_mutex));
 	if (old->bits >= TWHEEL_HASH_MAX_BITS ||
-	    hashed_sum() <= 2 * BIT(old->bits))
+	    keys_sum() <= 2 * BIT(old->bits))
 		goto out;
 	new = htab_alloc(old->bits + 1);
 	if (!new)
@@ -371,29 +519,24 @@ static void twheel_htab_grow(struct work_struct *work)
 	WRITE_ONCE(old->next, new);
 	for (b = 0; b < BIT(old->bits); b++) {
 		raw_spinlock_t *lock = &stripe(b)->lock;
-		struct hlist_node *tail[2] = { NULL, NULL };
-		struct twheel_timeout *t;
-		struct hlist_node *tmp;
+		struct twheel_timeout *t, *next;
 
 		/*
 		 * Bucket b splits into new buckets b and b + 2^bits, on the
-		 * hash's next bit; append to each, so that chains keep the
-		 * newest first and untimeout() still finds the most recently
-		 * armed duplicate.
+		 * hash's next bit; each key goes with its older entries, and
+		 * the order of a chain's keys does not matter.
 		 */
 		raw_spin_lock_irqsave(lock, flags);
-		hlist_for_each_entry_safe(t, tmp, &old->bucket[b], hnode) {
+		for (t = old->bucket[b]; t; t = next) {
 			u32 h = hash_key(t->c.func, t->c.arg);
-			unsigned int half = !!(h & BIT(old->bits));
+			struct twheel_timeout **head;
 
-			hlist_del(&t->hnode);
-			if (tail[half])
-				hlist_add_behind(&t->hnode, tail[half]);
-			else
-				hlist_add_head(&t->hnode,
-					       &new->bucket[b | (half << old->bits)]);
-			tail[half] = &t->hnode;
+			next = t->next_key;
+			head = &new->bucket[h & (BIT(new->bits) - 1)];
+			t->next_key = *head;
+			*head = t;
 		}
+		old->bucket[b] = NULL;
 		__set_bit(b, old->moved);
 		raw_spin_unlock_irqrestore(lock, flags);
 		cond_resched();
@@ -402,7 +545,7 @@ static void twheel_htab_grow(struct work_struct *work)
 	synchronize_rcu();
 	htab_free(old);
 out:
-	mutex_unlock(&twheel_grow_lock);
+	mutex_unlock(&twheel_grow_mutex);
 }
 
 /**
@@ -413,7 +556,8 @@ out:
  *
  * twheel supplies the callout, from the calling CPU's free list or the
  * allocator, and takes it back after @func has run or untimeout() has
- * cancelled it.  Several pending callouts may share @func and @arg.
+ * cancelled it.  Several pending callouts may share @func and @arg; they
+ * cost the lookups of other keys nothing.
  *
  * Paper: START TIMER through the BSD interface, as in Costello's
  * implementation.
@@ -426,11 +570,12 @@ out:
  */
 int timeout(callout_func_t func, void *arg, unsigned long ticks)
 {
+	struct twheel_timeout **head, **link;
 	struct twheel_stripe *s;
 	struct twheel_timeout *t;
 	struct twheel_htab *tab;
 	unsigned long flags;
-	bool grow;
+	bool grow = false;
 	u32 h;
 
 	if (!func || ticks > CALLOUT_MAX_TICKS)
@@ -451,12 +596,20 @@ int timeout(callout_func_t func, void *arg, unsigned long ticks)
 
 	raw_spin_lock(&s->lock);
 	tab = htab();
-	hlist_add_head(&t->hnode, chain(tab, h));
+	head = chain(tab, h);
+	link = key_find(head, func, arg);
+	key_add(head, link, t);
 	WARN_ON_ONCE(twheel_arm_timeout(&t->c, func, arg, ticks) < 0);
-	/* Past its share, and again each time that doubles (a power of 2). */
-	grow = ++s->hashed > stripe_limit(tab->bits) &&
-	       is_power_of_2(s->hashed - 1) &&
-	       tab->bits < TWHEEL_HASH_MAX_BITS;
+	/*
+	 * A new key past its stripe's share, and again each time that
+	 * doubles (a power of 2); duplicates do not count.
+	 */
+	if (!link) {
+		s->keys++;
+		grow = s->keys > stripe_limit(tab->bits) &&
+		       is_power_of_2(s->keys - 1) &&
+		       tab->bits < TWHEEL_HASH_MAX_BITS;
+	}
 	raw_spin_unlock(&s->lock);
 	local_irq_restore(flags);
 
@@ -476,7 +629,8 @@ EXPORT_SYMBOL_GPL(timeout);
  * not pending, and is not waited for.
  *
  * Paper: STOP TIMER through the BSD interface: the (func, arg) hash table
- * of Costello's implementation finds the callout in O(1) expected time.
+ * of Costello's implementation finds the callout in O(1) expected time,
+ * past the key's own entries whose functions are running.
  *
  * Context: any, including hardirq context.
  * Return: %1 if a pending callout was cancelled, %0 if none matched.
@@ -485,19 +639,16 @@ int untimeout(callout_func_t func, void *arg)
 {
 	u32 h = hash_key(func, arg);
 	struct twheel_stripe *s = stripe(h);
-	struct twheel_timeout *t, *found = NULL;
+	struct twheel_timeout **link, *found = NULL;
 	unsigned long flags;
 	bool kept = false;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
-	hlist_for_each_entry(t, chain(htab(), h), hnode) {
-		if (t->c.func == func && t->c.arg == arg &&
-		    twheel_cancel_timeout(&t->c) == 1) {
-			found = t;
-			kept = timeout_put(s, t);
-			break;
-		}
-	}
+	link = key_find(chain(htab(), h), func, arg);
+	if (link)
+		found = key_cancel(link);
+	if (found)
+		kept = timeout_put(s, link, found);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 
 	if (!found)
@@ -507,60 +658,6 @@ int untimeout(callout_func_t func, void *arg)
 	return 1;
 }
 EXPORT_SYMBOL_GPL(untimeout);
-
-/**
- * twheel_timeout_cancel_if() - cancel the timeout() callouts that match
- * @match: called for each hashed callout under its stripe lock with
- *	interrupts off; true to cancel it if it is pending.
- * @data: for @match.
- * @first: if it points to %NULL, set to the function of the first callout
- *	cancelled.
- *
- * Each callout cancelled is unhashed and freed.  One whose function is
- * running is left to finish and be released as usual.
- *
- * Context: process context; may sleep.
- * Return: how many were cancelled.
- */
-unsigned long twheel_timeout_cancel_if(twheel_match_fn match, void *data,
-				       callout_func_t *first)
-{
-	struct twheel_timeout *t, *spill = NULL;
-	struct twheel_htab *tab;
-	unsigned long n = 0, flags;
-	u32 b;
-
-	mutex_lock(&twheel_grow_lock);
-	tab = rcu_dereference_protected(twheel_htab,
-					lockdep_is_held(&twheel_grow_lock));
-	for (b = 0; b < BIT(tab->bits); b++) {
-		struct twheel_stripe *s = stripe(b);
-		struct hlist_node *tmp;
-
-		raw_spin_lock_irqsave(&s->lock, flags);
-		hlist_for_each_entry_safe(t, tmp, &tab->bucket[b], hnode) {
-			if (!match(&t->c, data) ||
-			    twheel_cancel_timeout(&t->c) != 1)
-				continue;
-			if (!*first)
-				*first = t->c.func;
-			n++;
-			if (!timeout_put(s, t)) {
-				t->free_next = spill;
-				spill = t;
-			}
-		}
-		raw_spin_unlock_irqrestore(&s->lock, flags);
-		if (!(b & 1023))
-			cond_resched();
-	}
-	mutex_unlock(&twheel_grow_lock);
-	while ((t = spill)) {
-		spill = t->free_next;
-		kmem_cache_free(twheel_timeout_cache, t);
-	}
-	return n;
-}
 
 /**
  * twheel_timeout_release() - take back a timeout() callout whose function
@@ -574,22 +671,141 @@ unsigned long twheel_timeout_cancel_if(twheel_match_fn match, void *data,
 void twheel_timeout_release(struct callout *c)
 {
 	struct twheel_timeout *t = container_of(c, struct twheel_timeout, c);
-	struct twheel_stripe *s = stripe(hash_key(c->func, c->arg));
+	u32 h = hash_key(c->func, c->arg);
+	struct twheel_stripe *s = stripe(h);
+	struct twheel_timeout **link;
 	unsigned long flags;
-	bool kept;
+	bool kept = false;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
-	kept = timeout_put(s, t);
+	link = key_find(chain(htab(), h), c->func, c->arg);
+	/* Hashed since timeout(): its key has at least this entry. */
+	if (!WARN_ON_ONCE(!link))
+		kept = timeout_put(s, link, t);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
-	if (!kept)
+	if (!kept && link)
 		kmem_cache_free(twheel_timeout_cache, t);
 }
+
+/*
+ * Keep @t, unhashed, on the local CPU's list, or if that is full push it on
+ * @spill, for the caller to free; interrupts are off.
+ */
+static void keep_or_spill(struct twheel_timeout *t,
+			  struct twheel_timeout **spill)
+{
+	if (free_push(this_cpu_ptr(twheel_free), t))
+		return;
+	t->free_next = *spill;
+	*spill = t;
+}
+
+/*
+ * Of bucket @b's chain in @tab, cancel and unhash up to TWHEEL_BATCH
+ * pending entries that @match accepts; what the local CPU's list does not
+ * keep goes on @spill, for the caller to free.  The growth mutex is held.
+ * Return: how many were cancelled.
+ */
+static unsigned int bucket_cancel_if(struct twheel_htab *tab, u32 b,
+				     twheel_match_fn match, void *data,
+				     callout_func_t *first,
+				     struct twheel_timeout **spill)
+{
+	struct twheel_stripe *s = stripe(b);
+	struct twheel_timeout **link, *t;
+	struct hlist_node *tmp;
+	unsigned int n = 0;
+	unsigned long flags;
+
+	lockdep_assert_held(&twheel_grow_mutex);
+	raw_spin_lock_irqsave(&s->lock, flags);
+	link = &tab->bucket[b];
+	while (*link && n < TWHEEL_BATCH) {
+		struct twheel_timeout *newest = *link;
+		bool gone = false;
+
+		/* The older entries first: the newest keeps the key's place. */
+		hlist_for_each_entry_safe(t, tmp, &newest->dups, dup) {
+			if (n == TWHEEL_BATCH)
+				break;
+			if (!match(&t->c, data) ||
+			    twheel_cancel_timeout(&t->c) != 1)
+				continue;
+			unhash(s, link, t);
+			if (!n++ && first)
+				*first = t->c.func;
+			keep_or_spill(t, spill);
+		}
+		if (n < TWHEEL_BATCH && match(&newest->c, data) &&
+		    twheel_cancel_timeout(&newest->c) == 1) {
+			gone = unhash(s, link, newest);
+			if (!n++ && first)
+				*first = newest->c.func;
+			keep_or_spill(newest, spill);
+		}
+		/* A key gone leaves the next one at @link. */
+		if (!gone)
+			link = &(*link)->next_key;
+	}
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	return n;
+}
+
+/**
+ * twheel_timeout_cancel_if() - cancel the timeout() callouts a test picks
+ * @match: the test; called under a stripe lock with interrupts off, it
+ *	may only look at the callout (its func and arg) and @data.
+ * @data: passed to @match.
+ * @first: if not %NULL, set to the function of the first callout
+ *	cancelled; left as it is if none is.
+ *
+ * Cancels and frees every pending callout armed by timeout() for which
+ * @match returns true.  @match is called for every hashed callout, pending
+ * or running; one whose function is running is left alone, for the engine
+ * to wait for, and its release to free.  The table does not grow
+ * meanwhile, so that the walk misses no bucket; interrupts are off for one
+ * bucket's chain, and at most %TWHEEL_BATCH cancellations, at a time.
+ *
+ * Context: process context; sleeps.
+ * Return: how many callouts were cancelled.
+ */
+unsigned long twheel_timeout_cancel_if(twheel_match_fn match, void *data,
+				       callout_func_t *first)
+{
+	struct twheel_htab *tab;
+	unsigned long total = 0;
+	unsigned int n;
+	u32 b;
+
+	mutex_lock(&twheel_grow_mutex);
+	tab = rcu_dereference_protected(twheel_htab,
+					lockdep_is_held(&twheel_grow_mutex));
+	for (b = 0; b < BIT(tab->bits); b++) {
+		do {
+			struct twheel_timeout *spill = NULL, *t;
+
+			n = bucket_cancel_if(tab, b, match, data,
+					     total ? NULL : first, &spill);
+			total += n;
+			while ((t = spill)) {
+				spill = t->free_next;
+				kmem_cache_free(twheel_timeout_cache, t);
+			}
+			cond_resched();
+		} while (n == TWHEEL_BATCH);
+	}
+	mutex_unlock(&twheel_grow_mutex);
+	return total;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_timeout_cancel_if);
 
 /**
  * twheel_hash_read() - the size of the timeout() hash table, and its
  * longest chain
  * @bits: log2 of the bucket count.
- * @longest: the longest chain, bucket by bucket under each stripe lock.
+ * @longest: the most keys in one chain, bucket by bucket under each
+ *	stripe lock: what a lookup may walk.  A key's older entries are not
+ *	counted.
  *
  * A statistic: taken bucket by bucket, it may straddle a growth of the
  * table, and then counts some chains in the new table.
@@ -607,11 +823,11 @@ void twheel_hash_read(unsigned int *bits, unsigned long *longest)
 	rcu_read_unlock();
 	for (b = 0; b < BIT(*bits); b++) {
 		struct twheel_stripe *s = stripe(b);
-		struct hlist_node *pos;
+		struct twheel_timeout *t;
 		unsigned long len = 0;
 
 		raw_spin_lock_irqsave(&s->lock, flags);
-		hlist_for_each(pos, chain(htab(), b))
+		for (t = *chain(htab(), b); t; t = t->next_key)
 			len++;
 		raw_spin_unlock_irqrestore(&s->lock, flags);
 		*longest = max(*longest, len);
@@ -620,6 +836,20 @@ void twheel_hash_read(unsigned int *bits, unsigned long *longest)
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_hash_read);
+
+/**
+ * twheel_hash_flush() - wait for a growth of the timeout() hash table
+ *
+ * For tests: once it returns, a growth asked for before the call has
+ * finished, or found the table big enough.
+ *
+ * Context: process context; sleeps.
+ */
+void twheel_hash_flush(void)
+{
+	flush_work(&twheel_grow_work);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_hash_flush);
 
 /**
  * twheel_timeout_lookup() - the callout untimeout() would try first
@@ -638,21 +868,17 @@ const struct callout *twheel_timeout_lookup(callout_func_t func, void *arg)
 	u32 h = hash_key(func, arg);
 	struct twheel_stripe *s = stripe(h);
 	const struct callout *found = NULL;
-	struct twheel_timeout *t;
+	struct twheel_timeout **link;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
-	hlist_for_each_entry(t, chain(htab(), h), hnode) {
-		if (t->c.func == func && t->c.arg == arg) {
-			found = &t->c;
-			break;
-		}
-	}
+	link = key_find(chain(htab(), h), func, arg);
+	if (link)
+		found = &(*link)->c;
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	return found;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_timeout_lookup);
-
 /**
  * twheel_timeout_free_read() - one CPU's free list
  * @cpu: the CPU.
@@ -708,6 +934,33 @@ unsigned int twheel_timeout_starve(bool starve)
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_timeout_starve);
+
+/**
+ * twheel_timeout_refill() - empty the calling CPU's free list, and fill it
+ * again as its refill work does, in the calling task
+ *
+ * For tests of a refill that fails: fault injection aimed at the calling
+ * task (its fail_nth) reaches the refill's allocations here.  The CPU's
+ * refill work is cancelled first, so that it does not fill the list
+ * meanwhile; a timeout() on the CPU may queue it again.
+ *
+ * Context: process context; sleeps.  The caller keeps to one CPU
+ * (migrate_disable()).
+ * Return: the entries on the calling CPU's list afterwards.
+ */
+unsigned int twheel_timeout_refill(void)
+{
+	struct twheel_free *fl = this_cpu_ptr(twheel_free);
+	unsigned long flags;
+
+	cancel_work_sync(&fl->refill);
+	local_irq_save(flags);
+	free_drain(fl);
+	local_irq_restore(flags);
+	free_fill();
+	return READ_ONCE(fl->count);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_timeout_refill);
 
 /* What one timeout() callout takes: the callout and its hash linkage. */
 size_t twheel_timeout_entry_size(void)
@@ -769,7 +1022,7 @@ int twheel_timeout_init(void)
 
 	for (i = 0; i < TWHEEL_HASH_LOCKS; i++) {
 		raw_spin_lock_init(&twheel_stripes[i].lock);
-		twheel_stripes[i].hashed = 0;
+		twheel_stripes[i].keys = 0;
 	}
 	twheel_timeout_cache = KMEM_CACHE(twheel_timeout, 0);
 	if (!twheel_timeout_cache)
@@ -785,6 +1038,11 @@ int twheel_timeout_init(void)
 	return 0;
 }
 
+static bool match_any(const struct callout *c, void *data)
+{
+	return true;
+}
+
 /**
  * twheel_timeout_exit() - cancel and free every timeout() callout
  *
@@ -798,34 +1056,17 @@ int twheel_timeout_init(void)
  */
 void twheel_timeout_exit(void)
 {
-	struct twheel_htab *tab;
 	callout_func_t first = NULL;
-	unsigned long leaked = 0, flags;
-	u32 b;
+	unsigned long leaked;
 
 	cancel_work_sync(&twheel_grow_work);
-	tab = rcu_dereference_protected(twheel_htab, 1);
-	for (b = 0; b < BIT(tab->bits); b++) {
-		struct twheel_stripe *s = stripe(b);
-		struct twheel_timeout *t;
-		struct hlist_node *tmp;
-
-		hlist_for_each_entry_safe(t, tmp, &tab->bucket[b], hnode) {
-			WARN_ON_ONCE(unsetcallout(&t->c) != 1);
-			if (!leaked++)
-				first = t->c.func;
-			raw_spin_lock_irqsave(&s->lock, flags);
-			hlist_del(&t->hnode);
-			s->hashed--;
-			raw_spin_unlock_irqrestore(&s->lock, flags);
-			kmem_cache_free(twheel_timeout_cache, t);
-		}
-		cond_resched();
-	}
+	leaked = twheel_timeout_cancel_if(match_any, NULL, &first);
 	if (leaked)
 		pr_warn("twheel: unloading with %lu timeout() callouts still pending, the first %ps\n",
 			leaked, first);
-	htab_free(tab);
+	/* With no tick, every entry was pending, and is gone. */
+	WARN_ON_ONCE(keys_sum());
+	htab_free(rcu_dereference_protected(twheel_htab, 1));
 	RCU_INIT_POINTER(twheel_htab, NULL);
 	free_lists_destroy();
 	kmem_cache_destroy(twheel_timeout_cache);

@@ -193,6 +193,8 @@ const struct callout *twheel_timeout_lookup(callout_func_t func, void *arg);
 unsigned int twheel_timeout_free_read(unsigned int cpu,
 				      const struct callout **first);
 unsigned int twheel_timeout_starve(bool starve);
+unsigned int twheel_timeout_refill(void);
+void twheel_hash_flush(void);
 unsigned long twheel_timeout_cancel_if(twheel_match_fn match, void *data,
 				       callout_func_t *first);
 
