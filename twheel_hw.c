@@ -1169,6 +1169,35 @@ void twheel_engine_thaw(void)
 	cpus_read_unlock();
 }
 
+/*
+ * Of @base's lists @i up to @end, cancel the handles @match picks, counting
+ * them in @n.  Called with @base's lock held and its wheel frozen.
+ */
+static void lists_cancel_if(struct twheel_base *base, unsigned int i,
+			    unsigned int end, twheel_match_fn match,
+			    void *data, callout_func_t *first,
+			    unsigned long *n)
+{
+	struct twheel_entry *e, *tmp;
+
+	lockdep_assert_held(&base->lock);
+	WARN_ON_ONCE(!base->frozen);
+	for (; i < end; i++) {
+		list_for_each_entry_safe(e, tmp, twheel_list(&base->wheel, i),
+					 node) {
+			struct callout *c = container_of(e, struct callout,
+							 entry);
+
+			if ((e->owner & CALLOUT_TIMEOUT) || !match(c, data))
+				continue;
+			if (!*first)
+				*first = c->func;
+			cancel_locked(base, c);
+			(*n)++;
+		}
+	}
+}
+
 /**
  * twheel_engine_cancel_if() - cancel the handles that match
  * @match: called for each pending callout, under its base's lock with
@@ -1178,8 +1207,8 @@ void twheel_engine_thaw(void)
  *	cancelled.
  *
  * Callouts that timeout() armed are left to twheel_timeout_cancel_if().
- * The wheels are walked one list at a time, so that interrupts are never
- * off for long; between twheel_engine_freeze() and twheel_engine_thaw(),
+ * The wheels are walked %TWHEEL_BATCH lists at a time, with the lock
+ * dropped between; between twheel_engine_freeze() and twheel_engine_thaw(),
  * no entry can move from a list not yet walked to one already walked.
  *
  * Context: process context, between twheel_engine_freeze() and
@@ -1194,29 +1223,14 @@ unsigned long twheel_engine_cancel_if(twheel_match_fn match, void *data,
 
 	for_each_possible_cpu(cpu) {
 		struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
+		unsigned int lists = twheel_lists(&base->wheel);
 
-		for (i = 0; i < twheel_lists(&base->wheel); i++) {
-			struct twheel_entry *e, *tmp;
-
+		for (i = 0; i < lists; i += TWHEEL_BATCH) {
 			raw_spin_lock_irq(&base->lock);
-			WARN_ON_ONCE(!base->frozen);
-			list_for_each_entry_safe(e, tmp,
-						 twheel_list(&base->wheel, i),
-						 node) {
-				struct callout *c = container_of(e,
-						struct callout, entry);
-
-				if ((e->owner & CALLOUT_TIMEOUT) ||
-				    !match(c, data))
-					continue;
-				if (!*first)
-					*first = c->func;
-				cancel_locked(base, c);
-				n++;
-			}
+			lists_cancel_if(base, i, min(lists, i + TWHEEL_BATCH),
+					match, data, first, &n);
 			raw_spin_unlock_irq(&base->lock);
-			if (!(i % TWHEEL_BATCH))
-				cond_resched();
+			cond_resched();
 		}
 	}
 	return n;
