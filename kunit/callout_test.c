@@ -12,8 +12,7 @@
  * module that goes with callouts pending (twheel_forget_module(), on this
  * very module), and that unsetcallout_sync() sleeps rather than spins.
  *
- * Waiters busy-poll against ktime rather than sleep, so that a wakeup
- * delayed by softirq work on the other CPU cannot make a test flaky.
+ * Waiters busy-poll against ktime rather than sleep (test_util.h).
  */
 
 #include <kunit/test.h>
@@ -35,43 +34,7 @@
 #include "twheel.h"
 #include "twheel_compat.h"
 #include "twheel_internal.h"
-
-/* However slow the guest, a callout this late means it was lost. */
-#define LOST_NS		(20 * NSEC_PER_SEC)
-
-/* Busy-poll until @cond holds or LOST_NS passes; true if it held. */
-#define poll_until(cond)						\
-({									\
-	ktime_t __end = ktime_add_ns(ktime_get(), LOST_NS);		\
-	bool __ok;							\
-									\
-	while (!(__ok = (cond)) && ktime_before(ktime_get(), __end))	\
-		cpu_relax();						\
-	__ok;								\
-})
-
-/* Wait @ns of wall time without sleeping. */
-static void spin_ns(u64 ns)
-{
-	ktime_t end = ktime_add_ns(ktime_get(), ns);
-
-	while (ktime_before(ktime_get(), end))
-		cpu_relax();
-}
-
-static void count_fn(void *arg)
-{
-	atomic_inc(arg);
-}
-
-static unsigned int hash_bits(void)
-{
-	unsigned long longest;
-	unsigned int bits;
-
-	twheel_hash_read(&bits, &longest);
-	return bits;
-}
+#include "test_util.h"
 
 /*
  * Of two pending duplicates, untimeout() cancels the most recently armed,
@@ -103,9 +66,6 @@ static void untimeout_most_recent_after_growth(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, untimeout(count_fn, &other[i]), 1);
 	vfree(other);
 }
-
-/* Far enough that nothing a test arms runs while it looks. */
-#define FAR_TICKS	1000000
 
 /*
  * An entry untimeout() frees goes on the CPU's free list, and the next

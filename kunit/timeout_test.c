@@ -6,7 +6,7 @@
  * by fault injection aimed at the test's own task (current->fail_nth), and
  * twheel_timeout_cancel_if().
  *
- * Waiters busy-poll against ktime rather than sleep, as in callout_test.c.
+ * Waiters busy-poll against ktime rather than sleep (test_util.h).
  */
 
 #include <kunit/test.h>
@@ -23,50 +23,11 @@
 #include "twheel.h"
 #include "twheel_compat.h"
 #include "twheel_internal.h"
-
-/* However slow the guest, a callout this late means it was lost. */
-#define LOST_NS		(20 * NSEC_PER_SEC)
-
-/* Far enough that nothing a test arms runs while it looks. */
-#define FAR_TICKS	1000000
-
-/* Busy-poll until @cond holds or LOST_NS passes; true if it held. */
-#define poll_until(cond)						\
-({									\
-	ktime_t __end = ktime_add_ns(ktime_get(), LOST_NS);		\
-	bool __ok;							\
-									\
-	while (!(__ok = (cond)) && ktime_before(ktime_get(), __end))	\
-		cpu_relax();						\
-	__ok;								\
-})
-
-/* Wait @ns of wall time without sleeping. */
-static void spin_ns(u64 ns)
-{
-	ktime_t end = ktime_add_ns(ktime_get(), ns);
-
-	while (ktime_before(ktime_get(), end))
-		cpu_relax();
-}
-
-static void count_fn(void *arg)
-{
-	atomic_inc(arg);
-}
+#include "test_util.h"
 
 static void other_fn(void *arg)
 {
 	atomic_inc(arg);
-}
-
-static unsigned int hash_bits(void)
-{
-	unsigned long longest;
-	unsigned int bits;
-
-	twheel_hash_read(&bits, &longest);
-	return bits;
 }
 
 static unsigned long longest_chain(void)
