@@ -50,24 +50,12 @@ fi
 
 for v in $kvers; do
 	kdir=$("$here/build-kernel.sh" "$v") || { status=1; continue; }
-	list=$("$here/build-module.sh" "$kdir" "$build/$v") ||
-		{ status=1; continue; }
-	mapfile -t mods <<<"$list"
-	# Every suite under each scheme: the default, then the other.
-	for params in "" "scheme=6"; do
-		append=
-		[ -z "$params" ] || [ "$v" != "${kvers##* }" ] ||
-			append=threadirqs
-		"$here/run-tests.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
-			--label "$v${params:+ $params}${append:+ $append}" \
-			--counts "$counts" --append "$append" \
-			"${mods[0]}${params:+:$params}" "${mods[@]:1}" ||
-			status=1
-	done
+	# The newest kernel's scheme=6 run with softirqs in threads.
+	append6=
+	[ "$v" != "${kvers##* }" ] || append6=threadirqs
+	run_suites "$v" "$kdir" "$counts" "$append6" || status=1
 done
 
 note "make check took $(( $(date +%s) - start )) s"
-awk '{ p += $1; f += $2; s += $3 }
-     END { printf "%d passed, %d failed%s\n", p, f,
-	   s ? sprintf(", %d skipped", s) : "" }' "$counts"
+print_counts "$counts"
 exit $status

@@ -53,3 +53,39 @@ copy_tree() {
 		--exclude='*.ko' --exclude='*.o' --exclude='*.cmd' \
 		--exclude=Module.symvers .) | tar -x -C "$1"
 }
+
+# run_suites LABEL KDIR COUNTS APPEND6 [RUN-TESTS-OPTION...]
+# Build twheel and its test modules against the test kernel in KDIR, into
+# build/LABEL, and run every KUnit suite on that kernel in QEMU twice: with
+# twheel's default scheme, then with scheme=6, booted with the extra
+# kernel command line APPEND6 (may be empty).  Each run appends its counts
+# to COUNTS; the options go to run-tests.sh.  Returns non-zero when the
+# build or either run failed.
+run_suites() {
+	local label=$1 kdir=$2 counts=$3 append6=$4 list params append
+	local status=0
+	local -a mods
+	shift 4
+	list=$("$TWHEEL_TOP/scripts/build-module.sh" "$kdir" \
+		"$TWHEEL_TOP/build/$label") || return 1
+	mapfile -t mods <<<"$list"
+	for params in "" "scheme=6"; do
+		append=
+		[ -z "$params" ] || append=$append6
+		"$TWHEEL_TOP/scripts/run-tests.sh" "$@" \
+			--kernel "$kdir/arch/x86/boot/bzImage" \
+			--label "$label${params:+ $params}${append:+ $append}" \
+			--counts "$counts" --append "$append" \
+			"${mods[0]}${params:+:$params}" "${mods[@]:1}" ||
+			status=1
+	done
+	return $status
+}
+
+# Print "N passed, N failed" (", N skipped" when some were) summed over the
+# runs counted in file $1.
+print_counts() {
+	awk '{ p += $1; f += $2; s += $3 }
+	     END { printf "%d passed, %d failed%s\n", p, f,
+		   s ? sprintf(", %d skipped", s) : "" }' "$1"
+}
