@@ -12,8 +12,8 @@ A parameterised case counts once, however many parameters it runs.
 Exit status is 1 when any case failed, a suite stopped before its plan was
 complete, no case ran, the harness reported a module that did not load or
 unload, the guest did not reach its end, the console holds a kernel
-warning, BUG, oops, KASAN, lockdep or debug-objects report, or twheel
-unloaded with callouts still pending; otherwise 0.
+warning, BUG, oops, KASAN, KCSAN, lockdep or debug-objects report, or
+twheel unloaded with callouts still pending; otherwise 0.
 
 A test that provokes a report on purpose announces it on the console:
 "twheel-expect: begin REGEX" before and "twheel-expect: end" after.  In
@@ -43,6 +43,10 @@ SPLATS = [
                 r'|turning off the locking correctness validator'),
      'lockdep report'),
     (re.compile(r'KASAN'), 'KASAN report'),
+    # "BUG: KCSAN: data-race in f / g", or "assert: race" for an
+    # ASSERT_EXCLUSIVE_*() that failed; the kernel BUG pattern would take
+    # it otherwise.
+    (re.compile(r'BUG: KCSAN:'), 'KCSAN report'),
     (re.compile(r'UBSAN'), 'UBSAN report'),
     (re.compile(r'ODEBUG'), 'debug-objects report'),
     (re.compile(r'list_(add|del) corruption'), 'list corruption'),
