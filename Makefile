@@ -3,6 +3,8 @@
 # make                build twheel.ko against KDIR
 # make check          build the test kernels and run every test in QEMU
 #                     (KVERS="6.12" for one kernel only)
+# make kcsan          every KUnit suite on a KCSAN build of the newest test
+#                     kernel, under both schemes (not part of make check)
 # make install        install twheel.ko for KDIR's kernel, and what clients
 #                     build against (as root; DESTDIR or INSTALL_MOD_PATH
 #                     stages it under another root)
@@ -60,6 +62,9 @@ uninstall:
 check:
 	scripts/check.sh
 
+kcsan:
+	scripts/kcsan.sh
+
 demo:
 	scripts/demo.sh
 
@@ -78,5 +83,5 @@ user-ops:
 fuzz:
 	scripts/user-fuzz.sh $(FUZZ_TIME)
 
-.PHONY: all modules clean install uninstall check demo bench user-check \
-	user-bench user-ops fuzz
+.PHONY: all modules clean install uninstall check kcsan demo bench \
+	user-check user-bench user-ops fuzz
