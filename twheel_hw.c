@@ -756,8 +756,9 @@ int unsetcallout_sync(struct callout *c)
 		if (!running)
 			return ret;
 		/*
-		 * Sleep, not spin: where softirqs run in threads, the
-		 * function may be running in one on this very CPU.
+		 * Sleep, not spin: the CPU is free for others meanwhile,
+		 * and where softirq threads are preemptible (PREEMPT_RT)
+		 * the function may be running in one on this very CPU.
 		 */
 		wait_event(base->wait, !still_running(base, c));
 	}
