@@ -61,6 +61,17 @@
  * unsetcallout() on an IDLE or only-RUNNING callout returns 0 and changes
  * nothing; unsetcallout_sync() also waits until it is not RUNNING.
  *
+ * Lock-associated callouts (callout_init_lock(), after FreeBSD's
+ * callout_init_mtx()).  Between leaving the wheel and calling the function
+ * lies a wait for the client's lock, with the base unlocked and the base's
+ * run_pending set: the callout is RUNNING but its function has not
+ * started.  A cancel or re-arm in that window, which under the client's
+ * lock is the only kind there is, clears run_pending and counts as
+ * cancelling a pending callout (returns 1); the expiry, once it has the
+ * lock, finds the flag clear, releases the lock and calls nothing.  Lock
+ * order: the client's lock, then the base lock; the expiry never holds the
+ * base lock while it waits for the client's.
+ *
  * Locking.  Holding a base's lock means that its wheel, its clock and
  * hrtimer bookkeeping, and every callout whose entry.owner names the base
  * (func, arg, entry) are stable.  A callout's base changes only under the
@@ -94,6 +105,16 @@
 #include "twheel_core.h"
 #include "twheel_internal.h"
 
+#define CREATE_TRACE_POINTS
+#include "twheel_trace.h"
+
+EXPORT_TRACEPOINT_SYMBOL_GPL(callout_init);
+EXPORT_TRACEPOINT_SYMBOL_GPL(callout_start);
+EXPORT_TRACEPOINT_SYMBOL_GPL(callout_cancel);
+EXPORT_TRACEPOINT_SYMBOL_GPL(callout_expire_entry);
+EXPORT_TRACEPOINT_SYMBOL_GPL(callout_expire_exit);
+EXPORT_TRACEPOINT_SYMBOL_GPL(wheel_tick);
+
 /* Set once by twheel_engine_init(), before any callout can be armed. */
 static u64 tick_ns;
 static u64 tick_recip;		/* twheel_recip(tick_ns) */
@@ -112,6 +133,9 @@ static twheel_release_fn twheel_release;
  *	Locked by @lock.
  * @running: the callout whose function is running, or %NULL.  Locked by
  *	@lock.
+ * @run_pending: @running is a lock-associated callout whose function
+ *	waits for the callout's lock and has not started; cancelling @running
+ *	clears it, and the function is then not called.  Locked by @lock.
  * @waiters: someone sleeps on @wait until @running or @in_tick changes.
  *	Locked by @lock.
  * @frozen: the tick does not advance the wheel, so that no entry moves
@@ -138,6 +162,7 @@ struct twheel_base {
 	bool online;
 	bool waiters;
 	bool frozen;
+	bool run_pending;
 	u64 programmed;
 	struct callout *running;
 	struct twheel wheel;
@@ -158,20 +183,25 @@ static int twheel_dead_state;
 /*
  * callout.entry.owner: the CPU whose base holds the callout, whether it is
  * moving between bases, whether timeout() allocated it, whether debug
- * objects track it, and a magic number that tells an initialised handle
- * from a stray one.
+ * objects track it, whether its function runs under callout.lock (a raw
+ * one or not; released by twheel or by the function), and a magic number
+ * that tells an initialised handle from a stray one.
  */
 #define CALLOUT_CPU_BITS	16
 #define CALLOUT_CPU		GENMASK(CALLOUT_CPU_BITS - 1, 0)
 #define CALLOUT_MIGRATING	BIT(CALLOUT_CPU_BITS)
 #define CALLOUT_TIMEOUT		BIT(CALLOUT_CPU_BITS + 1)
 #define CALLOUT_TRACKED		BIT(CALLOUT_CPU_BITS + 2)
+#define CALLOUT_LOCKED		BIT(CALLOUT_CPU_BITS + 3)
+#define CALLOUT_RAW		BIT(CALLOUT_CPU_BITS + 4)
+#define CALLOUT_UNLOCKS		BIT(CALLOUT_CPU_BITS + 5)
 #define CALLOUT_MAGIC		GENMASK(31, 24)
 #define CALLOUT_MAGIC_VALUE	0xc7
 
 /* The owner's fields do not overlap the magic number. */
 static_assert(!((CALLOUT_CPU | CALLOUT_MIGRATING | CALLOUT_TIMEOUT |
-		 CALLOUT_TRACKED) & CALLOUT_MAGIC));
+		 CALLOUT_TRACKED | CALLOUT_LOCKED | CALLOUT_RAW |
+		 CALLOUT_UNLOCKS) & CALLOUT_MAGIC));
 /* Every CPU the kernel can have fits the owner's CPU field. */
 static_assert(BIT(CALLOUT_CPU_BITS) >= CONFIG_NR_CPUS);
 /* The tick clock stays below the wheels' limit at any allowed tick. */
@@ -348,22 +378,85 @@ static void wake_idle_wheel(struct twheel_base *base, u64 now)
 		twheel_forward(&base->wheel, now);
 }
 
-/* Take @c off @base's wheel; true if it was pending there. */
-static bool cancel_locked(struct twheel_base *base, struct callout *c)
+/*
+ * Is @c's function waiting for its lock on @base, not yet started?  Then
+ * it will not be called.
+ */
+static bool cancel_run_locked(struct twheel_base *base, struct callout *c)
 {
 	lockdep_assert_held(&base->lock);
-	if (!twheel_del(&base->wheel, &c->entry))
+	if (likely(base->running != c) || !base->run_pending)
 		return false;
-	callout_debug_deactivate(c);
-	base->stats.stopped++;
+	base->run_pending = false;
 	return true;
 }
 
 /*
- * Run one callout's function.  The function may free the callout, so
- * lockdep's map is copied first, as call_timer_fn() does.
+ * Take @c off @base's wheel, or stop its function that waits for its lock;
+ * true if it was pending in either way.  Inline: it is unsetcallout()'s
+ * whole work, which the tracepoint's out-of-line code would otherwise put
+ * behind a call of its own.
  */
-static void twheel_call(struct callout *c, callout_func_t func, void *arg)
+static inline bool cancel_locked(struct twheel_base *base, struct callout *c)
+{
+	lockdep_assert_held(&base->lock);
+	if (twheel_del(&base->wheel, &c->entry))
+		callout_debug_deactivate(c);
+	else if (!cancel_run_locked(base, c))
+		return false;
+	base->stats.stopped++;
+	trace_callout_cancel(c);
+	return true;
+}
+
+static void callout_lock(void *lock, u32 owner)
+{
+	if (owner & CALLOUT_RAW)
+		raw_spin_lock(lock);
+	else
+		spin_lock(lock);
+}
+
+static void callout_unlock(void *lock, u32 owner)
+{
+	if (owner & CALLOUT_RAW)
+		raw_spin_unlock(lock);
+	else
+		spin_unlock(lock);
+}
+
+/*
+ * Take the lock of @c, a lock-associated callout that @base is running,
+ * and say whether its function is still to be called.  If not (it was
+ * cancelled or re-armed while this waited for the lock), the lock is
+ * released again.
+ */
+static bool callout_lock_run(struct twheel_base *base, struct callout *c,
+			     void *lock, u32 owner)
+{
+	bool run;
+
+	callout_lock(lock, owner);
+	raw_spin_lock_irq(&base->lock);
+	run = base->run_pending;
+	base->run_pending = false;
+	base->stats.expired += run;
+	raw_spin_unlock_irq(&base->lock);
+	if (!run)
+		callout_unlock(lock, owner);
+	return run;
+}
+
+/*
+ * Run one callout's function, due on tick @due; with its lock held if it
+ * has one (@lock, @owner say which and how).  The function may free the
+ * callout, so lockdep's map is copied first, as call_timer_fn() does; the
+ * callout's lock is taken inside the map, so that lockdep sees
+ * unsetcallout_sync() with that lock held wait for it.
+ */
+static void twheel_call(struct twheel_base *base, struct callout *c,
+			callout_func_t func, void *arg, u64 due, u32 owner,
+			void *lock)
 {
 	int count = preempt_count();
 #ifdef CONFIG_LOCKDEP
@@ -372,7 +465,21 @@ static void twheel_call(struct callout *c, callout_func_t func, void *arg)
 	lockdep_copy_map(&map, &c->lockdep_map);
 	lock_map_acquire(&map);
 #endif
+	if (unlikely(owner & CALLOUT_LOCKED) &&
+	    !callout_lock_run(base, c, lock, owner))
+		goto out;
+	if (trace_callout_expire_entry_enabled()) {
+		u64 ns = ktime_get_ns();
+
+		trace_callout_expire_entry(c, func, ns_to_tick(ns),
+					   ns - min(ns, due * tick_ns));
+	}
 	func(arg);
+	trace_callout_expire_exit(c);
+	if (unlikely((owner & (CALLOUT_LOCKED | CALLOUT_UNLOCKS)) ==
+		     CALLOUT_LOCKED))
+		callout_unlock(lock, owner);
+out:
 #ifdef CONFIG_LOCKDEP
 	lock_map_release(&map);
 #endif
@@ -394,20 +501,28 @@ static void twheel_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 	struct callout *c = container_of(e, struct callout, entry);
 	callout_func_t func = c->func;
 	void *arg = c->arg;
-	bool is_timeout = c->entry.owner & CALLOUT_TIMEOUT;
+	u32 owner = c->entry.owner;
+	void *lock = NULL;
+	u64 due = e->expires;
 	u64 t0;
 
 	lockdep_assert_held(&base->lock);
-	base->stats.expired++;
 	hist_add(base->stats.late_ticks, base->tick_to - w->now);
 	hist_add(base->stats.late_ns, base->tick_start - w->now * tick_ns);
 
 	base->running = c;
+	/* A lock-associated function is counted once it has its lock. */
+	if (owner & CALLOUT_LOCKED) {
+		lock = container_of(c, struct callout_locked, c)->lock;
+		base->run_pending = true;
+	} else {
+		base->stats.expired++;
+	}
 	callout_debug_deactivate(c);
 	raw_spin_unlock_irq(&base->lock);
 	t0 = local_clock();
-	twheel_call(c, func, arg);
-	if (is_timeout)
+	twheel_call(base, c, func, arg, due, owner, lock);
+	if (owner & CALLOUT_TIMEOUT)
 		twheel_release(c);
 	t0 = local_clock() - t0;
 	raw_spin_lock_irq(&base->lock);
@@ -434,7 +549,7 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 						timer);
 	struct twheel_stats *ws = &base->wheel.stats;
 	u64 t0 = local_clock();
-	u64 next, done;
+	u64 next, done, from, moved, ran;
 	bool more, wake;
 
 	raw_spin_lock_irq(&base->lock);
@@ -453,10 +568,15 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 	base->fn_ns = 0;
 	base->tick_start = ktime_get_ns();
 	base->tick_to = ns_to_tick(base->tick_start);
-	done = ws->migrated + ws->early_visits + ws->expired;
+	from = base->wheel.now;
+	moved = ws->migrated + ws->early_visits;
+	done = ws->expired;
+	ran = base->stats.expired;
 	more = twheel_advance_batch(&base->wheel, base->tick_to, twheel_expire,
 				    base, TWHEEL_BATCH);
-	done = ws->migrated + ws->early_visits + ws->expired - done;
+	moved = ws->migrated + ws->early_visits - moved;
+	done = moved + ws->expired - done;
+	ran = base->stats.expired - ran;
 	base->in_tick = false;
 
 	/*
@@ -480,6 +600,8 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 	t0 = local_clock() - t0 - base->fn_ns;
 	hist_add(base->stats.book_ns, t0);
 	base->stats.work_ns += t0;
+	trace_wheel_tick(base->wheel.now, base->wheel.now - from, moved, ran,
+			 t0);
 	wake = base->waiters;
 	base->waiters = false;
 	raw_spin_unlock_irq(&base->lock);
@@ -538,6 +660,38 @@ static bool callout_linked(struct callout *c)
 	return found;
 }
 
+/*
+ * callout_init() and callout_init_lock(): set up @c with the owner bits
+ * @flags, unless @c is pending, which is reported once (naming the caller
+ * at @ip) and left as it is.  False in that case.
+ */
+static bool callout_setup(struct callout *c, u32 flags, const char *name,
+			  struct lock_class_key *key, unsigned long ip)
+{
+	u32 owner = FIELD_PREP(CALLOUT_MAGIC, CALLOUT_MAGIC_VALUE) |
+		    FIELD_PREP(CALLOUT_CPU, raw_smp_processor_id()) | flags;
+
+	if (callout_valid(c) &&
+	    READ_ONCE(c->entry.slot) != TWHEEL_SLOT_IDLE &&
+	    callout_linked(c)) {
+		pr_warn_once("twheel: callout_init() of pending callout %p (%ps) by %pS: ignored\n",
+			     c, READ_ONCE(c->func), (void *)ip);
+		return false;
+	}
+	twheel_entry_init(&c->entry);
+	if (IS_ENABLED(CONFIG_DEBUG_OBJECTS_TIMERS) &&
+	    !object_is_on_stack(c)) {
+		debug_object_init(c, &callout_debug_descr);
+		owner |= CALLOUT_TRACKED;
+	}
+	c->entry.owner = owner;
+	c->func = NULL;
+	c->arg = NULL;
+	lockdep_init_map(&c->lockdep_map, name, key, 0);
+	trace_callout_init(c);
+	return true;
+}
+
 /**
  * __callout_init() - callout_init() for one lockdep class
  * @c: the handle.
@@ -552,28 +706,45 @@ static bool callout_linked(struct callout *c)
 void __callout_init(struct callout *c, const char *name,
 		    struct lock_class_key *key)
 {
-	u32 owner = FIELD_PREP(CALLOUT_MAGIC, CALLOUT_MAGIC_VALUE) |
-		    FIELD_PREP(CALLOUT_CPU, raw_smp_processor_id());
-
-	if (callout_valid(c) &&
-	    READ_ONCE(c->entry.slot) != TWHEEL_SLOT_IDLE &&
-	    callout_linked(c)) {
-		pr_warn_once("twheel: callout_init() of pending callout %p (%ps) by %pS: ignored\n",
-			     c, READ_ONCE(c->func), (void *)_RET_IP_);
-		return;
-	}
-	twheel_entry_init(&c->entry);
-	if (IS_ENABLED(CONFIG_DEBUG_OBJECTS_TIMERS) &&
-	    !object_is_on_stack(c)) {
-		debug_object_init(c, &callout_debug_descr);
-		owner |= CALLOUT_TRACKED;
-	}
-	c->entry.owner = owner;
-	c->func = NULL;
-	c->arg = NULL;
-	lockdep_init_map(&c->lockdep_map, name, key, 0);
+	callout_setup(c, 0, name, key, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(__callout_init);
+
+/**
+ * __callout_init_lock() - callout_init_lock() for one lockdep class
+ * @lc: the handle.
+ * @lock: a &spinlock_t, or a &raw_spinlock_t if @flags has
+ *	%__CALLOUT_RAW_LOCK.
+ * @flags: %CALLOUT_RETURNUNLOCKED, %__CALLOUT_RAW_LOCK, or neither.
+ * @name: the class's name for lockdep.
+ * @key: the class, one per call site.
+ *
+ * Use callout_init_lock() or callout_init_raw_lock(), which check @lock's
+ * type and supply @name and @key.
+ *
+ * Context: any but NMI.
+ * Return: %0; -%EINVAL for a %NULL @lc or @lock or an unknown flag,
+ * -%EBUSY for a pending &@lc->c; nothing changes on error.
+ */
+int __callout_init_lock(struct callout_locked *lc, void *lock,
+			unsigned int flags, const char *name,
+			struct lock_class_key *key)
+{
+	u32 owner = CALLOUT_LOCKED;
+
+	if (!lc || !lock ||
+	    (flags & ~(CALLOUT_RETURNUNLOCKED | __CALLOUT_RAW_LOCK)))
+		return -EINVAL;
+	if (flags & CALLOUT_RETURNUNLOCKED)
+		owner |= CALLOUT_UNLOCKS;
+	if (flags & __CALLOUT_RAW_LOCK)
+		owner |= CALLOUT_RAW;
+	if (!callout_setup(&lc->c, owner, name, key, _RET_IP_))
+		return -EBUSY;
+	lc->lock = lock;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(__callout_init_lock);
 
 /*
  * setcallout() of a valid handle, with interrupts off: timeout() arms its
@@ -602,8 +773,16 @@ static int arm_callout(struct callout *c, callout_func_t func, void *arg,
 	wake_idle_wheel(base, now);
 	ret |= twheel_add_at(&base->wheel, &c->entry, now + ticks + 1);
 	WARN_ON_ONCE(ret < 0);
-	if (!ret)
+	if (!ret) {
 		callout_debug_activate(c);
+		/* Its function waiting for its lock now will not run. */
+		if (unlikely(c->entry.owner & CALLOUT_LOCKED))
+			ret = cancel_run_locked(base, c);
+	}
+	if (ret)
+		trace_callout_cancel(c);
+	if (trace_callout_start_enabled())
+		trace_callout_start(c, now + ticks + 1, now, base->cpu, ret);
 	base->stats.started++;
 	base->stats.rearmed += ret;
 	base->stats.peak = max_t(u64, base->stats.peak, base->wheel.count);
@@ -629,6 +808,11 @@ static int arm_callout(struct callout *c, callout_func_t func, void *arg,
  * its function never runs on two CPUs at once.  It runs no sooner than
  * @ticks whole ticks after this call, and, unless the machine is
  * overloaded, within one tick after that.
+ *
+ * For a callout set up by callout_init_lock(), called with its lock held:
+ * the function of the previous arming does not run after this call, even
+ * if its tick has come and it waits for the lock; that arming counts as
+ * pending, and was replaced.
  *
  * Paper: START TIMER, through Costello's handle-based interface.
  *
@@ -660,6 +844,10 @@ EXPORT_SYMBOL_GPL(setcallout);
  * unsetcallout_sync()).  If @c was the last callout pending on its CPU,
  * that CPU's tick fires once more, for nothing, at the tick it was set for,
  * and then stays off.
+ *
+ * For a callout set up by callout_init_lock(), called with its lock held:
+ * @c's function does not run after this call, even if its tick has come
+ * and it waits for the lock; it was then pending, and returns %1.
  *
  * Paper: STOP TIMER, by handle in O(1): Costello's unsetcallout().
  *
@@ -776,7 +964,10 @@ EXPORT_SYMBOL_GPL(unsetcallout_sync);
  *
  * A snapshot: without the caller's own serialisation the answer may be
  * stale when it arrives.  A callout whose function is running is not
- * pending unless it was armed again.
+ * pending unless it was armed again; nor is a lock-associated callout
+ * whose tick has come while its function waits for the lock, though
+ * unsetcallout() under that lock still cancels it (as FreeBSD's
+ * callout_pending() and callout_stop() behave).
  *
  * Context: any but NMI.
  * Return: true if @c is armed and has not yet run; false for %NULL and for

@@ -6,6 +6,9 @@
  * describe (Costello's implementation of Scheme 6):
  *
  *   callout_init()        make a caller-owned handle ready for use
+ *   callout_init_lock()   the same, for a callout whose function twheel
+ *                         calls with the caller's spinlock held
+ *   callout_init_raw_lock()  the same, with a raw_spinlock_t
  *   setcallout()          arm (or re-arm) a handle to run func(arg)
  *   unsetcallout()        cancel a handle, O(1), never waits
  *   unsetcallout_sync()   cancel it and wait for a running func to return
@@ -23,6 +26,7 @@
 
 #include <linux/limits.h>
 #include <linux/lockdep.h>
+#include <linux/spinlock_types.h>
 #include <linux/types.h>
 
 #include "twheel_entry.h"
@@ -65,6 +69,93 @@ void __callout_init(struct callout *c, const char *name,
 									\
 		__callout_init((c), #c, &__key);			\
 	} while (0)
+
+/**
+ * struct callout_locked - a callout handle whose function runs under a lock
+ * @c: the handle, for every call but callout_init_lock() and
+ *	callout_init_raw_lock(): setcallout(&lc->c, ...), unsetcallout(&lc->c).
+ *
+ * A handle of its own type, so that a plain &struct callout (and every
+ * timeout() entry) does not carry the lock pointer.
+ */
+struct callout_locked {
+	struct callout c;
+	/* private: */
+	void *lock;
+};
+
+/*
+ * callout_init_lock() flags.  CALLOUT_RETURNUNLOCKED: the function
+ * releases the lock itself before it returns (FreeBSD's flag of the same
+ * name); twheel then leaves it alone.
+ */
+#define CALLOUT_RETURNUNLOCKED	0x1
+#define __CALLOUT_RAW_LOCK	0x2	/* private: the lock is a raw one */
+
+int __callout_init_lock(struct callout_locked *lc, void *lock,
+			unsigned int flags, const char *name,
+			struct lock_class_key *key);
+
+/**
+ * callout_init_lock() - make a handle ready for a callout run under a lock
+ * @lc: the handle; the other calls take &@lc->c.
+ * @lock: a &spinlock_t that twheel takes before it calls the function and
+ *	releases after it returns.
+ * @flags: 0, or %CALLOUT_RETURNUNLOCKED if the function releases @lock
+ *	itself.
+ *
+ * As callout_init(), and the function then always runs with @lock held.
+ * What that buys: a caller that holds @lock and calls unsetcallout(c) or
+ * setcallout(c, ...), c being &@lc->c, knows that the function of c's
+ * previous arming will not run afterwards, even if its tick has come and
+ * it waits for @lock on another CPU; the return value says whether that
+ * arming was still pending, as for any callout.  FreeBSD's
+ * callout_init_mtx() is the model.
+ *
+ * twheel takes @lock in softirq context with interrupts enabled, so every
+ * other user of @lock must take it with spin_lock_bh() or
+ * spin_lock_irqsave(), and none may take it in hardirq context (lockdep
+ * reports both).  unsetcallout_sync(c) with @lock held would wait for a
+ * function that waits for @lock: it is refused as under any spinlock, and
+ * lockdep names the lock.  Before freeing @lc or @lock, call
+ * unsetcallout_sync(c) without @lock held: a cancelled run may still be on
+ * its way to take @lock.
+ *
+ * Context: any but NMI, as callout_init().
+ * Return: %0; -%EINVAL with nothing changed for a %NULL @lc or @lock or an
+ * unknown flag; -%EBUSY with nothing changed if &@lc->c is pending.
+ */
+#define callout_init_lock(lc, lock, flags)				\
+	({								\
+		static struct lock_class_key __key;			\
+		spinlock_t *__lock = (lock);				\
+									\
+		__callout_init_lock((lc), __lock,			\
+				    (flags) & ~__CALLOUT_RAW_LOCK,	\
+				    #lc, &__key);			\
+	})
+
+/**
+ * callout_init_raw_lock() - callout_init_lock() with a &raw_spinlock_t
+ * @lc: the handle; the other calls take &@lc->c.
+ * @lock: the lock.
+ * @flags: as for callout_init_lock().
+ *
+ * For a lock that must not sleep under PREEMPT_RT; everything else is as
+ * for callout_init_lock().
+ *
+ * Context: any but NMI.
+ * Return: as callout_init_lock().
+ */
+#define callout_init_raw_lock(lc, lock, flags)			\
+	({								\
+		static struct lock_class_key __key;			\
+		raw_spinlock_t *__lock = (lock);			\
+									\
+		__callout_init_lock((lc), __lock,			\
+				    (flags) | __CALLOUT_RAW_LOCK,	\
+				    #lc, &__key);			\
+	})
 
 int setcallout(struct callout *c, callout_func_t func, void *arg,
 	       unsigned long ticks);
