@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite twheel_lock: lock-associated callouts (callout_init_lock(),
+ * callout_init_raw_lock()) on two CPUs, with twheel's counters
+ * (twheel_stats_read()) as a second witness.  What is checked:
+ *
+ *   the function holds the lock   twheel takes it around the function and
+ *                                 releases it after, unless the function
+ *                                 does (CALLOUT_RETURNUNLOCKED)
+ *   the waiting window            the callout's tick has come on the other
+ *                                 CPU and its expiry waits for the lock that
+ *                                 this CPU holds: unsetcallout() returns 1
+ *                                 and the function never runs; setcallout()
+ *                                 returns 1 and only the new arming runs
+ *   the race, many times          this CPU takes the lock and cancels while
+ *                                 the tick comes on the other, at varying
+ *                                 offsets: no function runs after a cancel
+ *                                 that returned 1, and every arming ends
+ *                                 exactly once, by a run or by such a cancel
+ *
+ * The case thread is pinned to the first online CPU; callouts are armed on
+ * the other from an IPI (hardirq context there), which needs no lock.
+ * Waits busy-poll ktime (test_util.h), the lock held or not.
+ */
+
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/ktime.h>
+#include <linux/lockdep.h>
+#include <linux/module.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/spinlock.h>
+
+#include "twheel.h"
+#include "twheel_compat.h"
+#include "twheel_internal.h"
+#include "test_util.h"
+
+/* Armings of the race case, and the most wall time it may take. */
+#define NRACE		5000
+#define RACE_NS		(50ULL * NSEC_PER_SEC)
+
+/* The kinds of lock, and who releases it after the function. */
+struct lock_kind {
+	bool raw;
+	unsigned int flags;
+	const char *desc;
+};
+
+static const struct lock_kind lock_kinds[] = {
+	{ false, 0, "spinlock_t" },
+	{ false, CALLOUT_RETURNUNLOCKED, "spinlock_t, returns unlocked" },
+	{ true, 0, "raw_spinlock_t" },
+	{ true, CALLOUT_RETURNUNLOCKED, "raw_spinlock_t, returns unlocked" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(lock_kind, lock_kinds, desc);
+
+struct lock_ctx;
+
+/*
+ * One arming of the callout: its function's argument, so that a run tells
+ * which arming it was.  @cancelled is written by the case thread under the
+ * lock, and read by the function, also under the lock.
+ */
+struct arming {
+	struct lock_ctx *x;
+	bool cancelled;		/* a cancel under the lock returned 1 for it */
+	bool held;		/* the lock was held as the function began */
+	bool softirq;		/* the function ran in softirq context */
+	bool late;		/* the function ran although @cancelled */
+	int cpu;		/* where the function ran */
+	atomic_t runs;		/* runs that have returned */
+};
+
+struct lock_ctx {
+	struct callout_locked lc;
+	spinlock_t lock;		/* @lc's lock, unless @kind says raw */
+	raw_spinlock_t raw_lock;	/* @lc's lock, if @kind says raw */
+	const struct lock_kind *kind;
+	unsigned int here;	/* the case thread's CPU */
+	unsigned int there;	/* where the callout is armed */
+	struct twheel_cpu_stats before, after;	/* twheel's books there */
+};
+
+static void ctx_lock(struct lock_ctx *x)
+{
+	if (x->kind->raw)
+		raw_spin_lock_bh(&x->raw_lock);
+	else
+		spin_lock_bh(&x->lock);
+}
+
+static void ctx_unlock(struct lock_ctx *x)
+{
+	if (x->kind->raw)
+		raw_spin_unlock_bh(&x->raw_lock);
+	else
+		spin_unlock_bh(&x->lock);
+}
+
+/*
+ * Is the lock taken, by anyone?  Seen through a try, from a context that
+ * may take it: process context here (bottom halves off), softirq in the
+ * function.
+ */
+static bool ctx_is_locked(struct lock_ctx *x)
+{
+	bool got = x->kind->raw ? raw_spin_trylock_bh(&x->raw_lock) :
+				  spin_trylock_bh(&x->lock);
+
+	if (got)
+		ctx_unlock(x);
+	return !got;
+}
+
+/* In the function: held by this context, as lockdep and the lock see it. */
+static bool ctx_held(struct lock_ctx *x)
+{
+	bool got;
+
+	if (x->kind->raw) {
+		lockdep_assert_held(&x->raw_lock);
+		got = raw_spin_trylock(&x->raw_lock);
+		if (got)
+			raw_spin_unlock(&x->raw_lock);
+		return !got && lockdep_is_held_type(&x->raw_lock, -1);
+	}
+	lockdep_assert_held(&x->lock);
+	got = spin_trylock(&x->lock);
+	if (got)
+		spin_unlock(&x->lock);
+	return !got && lockdep_is_held_type(&x->lock, -1);
+}
+
+/* The function: records its run, and unlocks if it is its job. */
+static void locked_fn(void *arg)
+{
+	struct arming *a = arg;
+	struct lock_ctx *x = a->x;
+
+	a->held = ctx_held(x);
+	a->late = READ_ONCE(a->cancelled);
+	a->softirq = in_serving_softirq() && !in_hardirq();
+	a->cpu = raw_smp_processor_id();
+	if (x->kind->flags & CALLOUT_RETURNUNLOCKED) {
+		if (x->kind->raw)
+			raw_spin_unlock(&x->raw_lock);
+		else
+			spin_unlock(&x->lock);
+	}
+	atomic_inc_return_release(&a->runs);
+}
+
+struct remote_arm {
+	struct callout *c;
+	struct arming *a;
+	unsigned long ticks;
+	int ret;
+};
+
+static void remote_arm_fn(void *info)
+{
+	struct remote_arm *r = info;
+
+	r->ret = setcallout(r->c, locked_fn, r->a, r->ticks);
+}
+
+/* Arm @x's callout for @a on the other CPU, from an IPI there. */
+static int arm_there(struct lock_ctx *x, struct arming *a,
+		     unsigned long ticks)
+{
+	struct remote_arm r = { .c = &x->lc.c, .a = a, .ticks = ticks };
+	int err = smp_call_function_single(x->there, remote_arm_fn, &r, 1);
+
+	return err ?: r.ret;
+}
+
+static struct arming *alloc_armings(struct kunit *test, struct lock_ctx *x,
+				    unsigned int n)
+{
+	struct arming *a = kunit_kcalloc(test, n, sizeof(*a), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	for (i = 0; i < n; i++)
+		a[i].x = x;
+	return a;
+}
+
+/* A pinned case thread and a lock-associated callout of @kind. */
+static struct lock_ctx *ctx_setup(struct kunit *test,
+				  const struct lock_kind *kind)
+{
+	struct lock_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	x->kind = kind;
+	x->here = cpumask_first(cpu_online_mask);
+	x->there = cpumask_next(x->here, cpu_online_mask);
+	spin_lock_init(&x->lock);
+	raw_spin_lock_init(&x->raw_lock);
+	if (kind->raw)
+		ret = callout_init_raw_lock(&x->lc, &x->raw_lock, kind->flags);
+	else
+		ret = callout_init_lock(&x->lc, &x->lock, kind->flags);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current,
+						   cpumask_of(x->here)), 0);
+	test->priv = x;
+	return x;
+}
+
+/* Whatever a case left armed, so that nothing runs once its memory goes. */
+static void lock_exit(struct kunit *test)
+{
+	struct lock_ctx *x = test->priv;
+
+	if (x)
+		unsetcallout_sync(&x->lc.c);
+}
+
+/*
+ * The function runs on the arming CPU in softirq context with the lock
+ * held; afterwards nobody holds it, whoever released it (a release twice
+ * would be a spinlock debugging report, which fails the run).
+ */
+static void callout_init_lock_function_holds_lock(struct kunit *test)
+{
+	struct lock_ctx *x = ctx_setup(test, test->param_value);
+	struct arming *a = alloc_armings(test, x, 1);
+
+	KUNIT_ASSERT_EQ(test, arm_there(x, a, 0), 0);
+	KUNIT_ASSERT_TRUE(test, poll_until(atomic_read_acquire(&a->runs)));
+	KUNIT_EXPECT_EQ(test, unsetcallout_sync(&x->lc.c), 0);
+
+	KUNIT_EXPECT_TRUE_MSG(test, a->held, "%s: not held in the function",
+			      x->kind->desc);
+	KUNIT_EXPECT_TRUE(test, a->softirq);
+	KUNIT_EXPECT_EQ(test, a->cpu, x->there);
+	KUNIT_EXPECT_FALSE_MSG(test, ctx_is_locked(x),
+			       "%s: still locked after the function",
+			       x->kind->desc);
+	/* Taken and released again as any user would. */
+	ctx_lock(x);
+	ctx_unlock(x);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->runs), 1);
+}
+
+/*
+ * With the lock held here: arm @a there for the next tick, and wait until
+ * it has left the wheel, its expiry now waiting for the lock (it cannot
+ * get further).  Returns with the lock held whatever happened.
+ */
+static bool hold_until_waiting(struct kunit *test, struct lock_ctx *x,
+			       struct arming *a)
+{
+	ctx_lock(x);
+	/* lock held: the function cannot start */
+	if (arm_there(x, a, 0))
+		return false;
+	/* pending -> off the wheel, expiry waiting for the lock */
+	return poll_until(!callout_pending(&x->lc.c));
+}
+
+/*
+ * unsetcallout() under the lock, once the tick has come and the expiry
+ * waits for the lock: it counts as pending (returns 1), the function
+ * never runs, and twheel counts a stop and no expiry on that CPU.
+ */
+static void unsetcallout_under_lock_waiting_expiry_cancels(struct kunit *test)
+{
+	struct lock_ctx *x = ctx_setup(test, test->param_value);
+	struct arming *a = alloc_armings(test, x, 1);
+	bool waiting;
+	int ret;
+
+	twheel_stats_read(x->there, &x->before);
+	waiting = hold_until_waiting(test, x, a);
+	ret = unsetcallout(&x->lc.c);
+	ctx_unlock(x);
+	KUNIT_ASSERT_TRUE_MSG(test, waiting, "the tick did not come");
+	KUNIT_EXPECT_EQ(test, ret, 1);
+	/* The expiry takes the lock, finds itself cancelled, drops the lock. */
+	KUNIT_EXPECT_EQ(test, unsetcallout_sync(&x->lc.c), 0);
+	spin_ns(3 * twheel_tick_ns());
+	twheel_stats_read(x->there, &x->after);
+
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&a->runs), 0,
+			    "%s: the cancelled function ran", x->kind->desc);
+	KUNIT_EXPECT_FALSE(test, callout_pending(&x->lc.c));
+	KUNIT_EXPECT_FALSE_MSG(test, ctx_is_locked(x),
+			       "%s: the lock was left held", x->kind->desc);
+	KUNIT_EXPECT_EQ(test, x->after.stopped - x->before.stopped, 1);
+	KUNIT_EXPECT_EQ(test, x->after.expired - x->before.expired, 0);
+}
+
+/*
+ * setcallout() under the lock in the same window: returns 1 (re-armed),
+ * the old arming never runs, the new one runs once, on the CPU where the
+ * expiry waited (a running callout stays where it runs).
+ */
+static void setcallout_under_lock_waiting_expiry_rearms(struct kunit *test)
+{
+	struct lock_ctx *x = ctx_setup(test, test->param_value);
+	struct arming *a = alloc_armings(test, x, 2);
+	bool waiting, pending;
+	int ret;
+
+	twheel_stats_read(x->there, &x->before);
+	waiting = hold_until_waiting(test, x, &a[0]);
+	ret = setcallout(&x->lc.c, locked_fn, &a[1], 0);
+	pending = callout_pending(&x->lc.c);
+	ctx_unlock(x);
+	KUNIT_ASSERT_TRUE_MSG(test, waiting, "the tick did not come");
+	KUNIT_EXPECT_EQ(test, ret, 1);
+	KUNIT_EXPECT_TRUE(test, pending);
+	KUNIT_EXPECT_TRUE(test, poll_until(atomic_read_acquire(&a[1].runs)));
+	spin_ns(3 * twheel_tick_ns());
+	KUNIT_EXPECT_EQ(test, unsetcallout_sync(&x->lc.c), 0);
+	twheel_stats_read(x->there, &x->after);
+
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&a[0].runs), 0,
+			    "%s: the replaced arming ran", x->kind->desc);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a[1].runs), 1);
+	KUNIT_EXPECT_TRUE(test, a[1].held);
+	KUNIT_EXPECT_EQ(test, a[1].cpu, x->there);
+	KUNIT_EXPECT_FALSE(test, ctx_is_locked(x));
+	KUNIT_EXPECT_EQ(test, x->after.rearmed - x->before.rearmed, 1);
+	KUNIT_EXPECT_EQ(test, x->after.expired - x->before.expired, 1);
+	KUNIT_EXPECT_EQ(test, x->after.stopped - x->before.stopped, 0);
+}
+
+/* How each arming of the race case ended, as the case thread saw it. */
+struct race_tally {
+	unsigned int armed;
+	unsigned int waiting;	/* cancelled while its expiry waited */
+	unsigned int wheel;	/* cancelled, maybe still on the wheel */
+	unsigned int ran;	/* cancel returned 0: it had run */
+	unsigned int bad_arm;	/* arming returned other than 0 */
+	unsigned int bad_zero;	/* cancel returned 0 but it had not run */
+};
+
+static u32 xorshift(u32 *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+/* One arming there, and a cancel here under the lock around its tick. */
+static void race_once(struct lock_ctx *x, struct arming *a, u32 *seed,
+		      struct race_tally *t)
+{
+	u64 tick = twheel_tick_ns();
+	bool was;
+	int ret;
+
+	if (arm_there(x, a, 0)) {
+		t->bad_arm++;
+		return;
+	}
+	t->armed++;
+	/* The tick is 0 to 1 tick away: come before it, or after it. */
+	spin_ns(xorshift(seed) % tick);
+	ctx_lock(x);
+	spin_ns(xorshift(seed) % (2 * tick));
+	was = callout_pending(&x->lc.c);
+	ret = unsetcallout(&x->lc.c);
+	if (ret == 1) {
+		a->cancelled = true;
+		if (was)
+			t->wheel++;
+		else
+			t->waiting++;
+	} else if (atomic_read(&a->runs) == 1) {
+		t->ran++;
+	} else {
+		t->bad_zero++;
+	}
+	ctx_unlock(x);
+}
+
+/*
+ * This CPU holds the lock and cancels while the callout's tick comes on
+ * the other, thousands of times, at offsets spread over two ticks: the
+ * function never runs after a cancel that returned 1, every arming ends
+ * exactly once, and some cancels hit the window where the expiry waited
+ * for the lock (or the case proves nothing).
+ */
+static void unsetcallout_under_lock_races_tick(struct kunit *test)
+{
+	static const struct lock_kind kind = { false, 0, "spinlock_t" };
+	struct lock_ctx *x = ctx_setup(test, &kind);
+	struct arming *a = alloc_armings(test, x, NRACE);
+	struct race_tally t = {};
+	unsigned int i, n, late = 0, twice = 0, unended = 0;
+	u64 end = ktime_get_ns() + RACE_NS;
+	u32 seed = 0x2545f491;
+
+	twheel_stats_read(x->there, &x->before);
+	for (n = 0; n < NRACE && ktime_get_ns() < end; n++)
+		race_once(x, &a[n], &seed, &t);
+	KUNIT_EXPECT_EQ(test, unsetcallout_sync(&x->lc.c), 0);
+	spin_ns(3 * twheel_tick_ns());
+	twheel_stats_read(x->there, &x->after);
+
+	for (i = 0; i < n; i++) {
+		int runs = atomic_read(&a[i].runs);
+
+		late += a[i].late || (a[i].cancelled && runs);
+		twice += runs > 1;
+		unended += !a[i].cancelled && runs != 1;
+	}
+	kunit_info(test, "%u armings: %u cancelled while the expiry waited for the lock, %u cancelled, %u ran\n",
+		   t.armed, t.waiting, t.wheel, t.ran);
+	KUNIT_EXPECT_EQ(test, t.bad_arm, 0);
+	KUNIT_EXPECT_EQ_MSG(test, t.bad_zero, 0,
+			    "unsetcallout() under the lock returned 0 for an arming that had not run");
+	KUNIT_EXPECT_EQ_MSG(test, late, 0,
+			    "functions ran after a cancel that returned 1");
+	KUNIT_EXPECT_EQ(test, twice, 0);
+	KUNIT_EXPECT_EQ_MSG(test, unended, 0,
+			    "armings neither cancelled nor run once");
+	KUNIT_EXPECT_EQ(test, t.waiting + t.wheel + t.ran, t.armed);
+	KUNIT_EXPECT_GT_MSG(test, t.waiting, 0,
+			    "no cancel came while the expiry waited for the lock");
+	KUNIT_EXPECT_GE_MSG(test, n, NRACE / 4,
+			    "only %u armings in %llu s", n,
+			    RACE_NS / NSEC_PER_SEC);
+	/* twheel's own books on that CPU agree. */
+	KUNIT_EXPECT_EQ(test, x->after.started - x->before.started, t.armed);
+	KUNIT_EXPECT_EQ(test, x->after.stopped - x->before.stopped,
+			t.waiting + t.wheel);
+	KUNIT_EXPECT_EQ(test, x->after.expired - x->before.expired, t.ran);
+}
+
+static struct kunit_case lock_cases[] = {
+	KUNIT_CASE_PARAM(callout_init_lock_function_holds_lock,
+			 lock_kind_gen_params),
+	KUNIT_CASE_PARAM(unsetcallout_under_lock_waiting_expiry_cancels,
+			 lock_kind_gen_params),
+	KUNIT_CASE_PARAM(setcallout_under_lock_waiting_expiry_rearms,
+			 lock_kind_gen_params),
+	KUNIT_CASE_SLOW(unsetcallout_under_lock_races_tick),
+	{}
+};
+
+static struct kunit_suite lock_suite = {
+	.name = "twheel_lock",
+	.exit = lock_exit,
+	.test_cases = lock_cases,
+};
+
+kunit_test_suite(lock_suite);
+
+MODULE_DESCRIPTION("KUnit tests of twheel's lock-associated callouts");
+MODULE_LICENSE("GPL");
+TWHEEL_IMPORT_KUNIT_NS();
