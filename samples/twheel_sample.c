@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A twheel client: a periodic callout on a handle of its own, and one-shot
- * BSD timeouts, one of which it cancels.  Build it against twheel's
+ * A twheel client: a periodic callout whose function runs under the
+ * client's spinlock (a lock-associated callout), and one-shot BSD
+ * timeouts, one of which it cancels.  Build it against twheel's
  * Module.symvers (see Makefile), load it after twheel.ko.
  */
 
-#include <linux/atomic.h>
 #include <linux/module.h>
 #include <linux/printk.h>
 #include <linux/rcupdate.h>
+#include <linux/spinlock.h>
 
 #include "twheel.h"
 
@@ -16,19 +17,27 @@ static unsigned int period_ms = 100;
 module_param(period_ms, uint, 0444);
 MODULE_PARM_DESC(period_ms, "period of the periodic callout (default 100)");
 
+/*
+ * twheel takes @lock around sample_tick(), in softirq context: elsewhere
+ * it is taken with spin_lock_bh().
+ */
 static struct sample {
-	struct callout tick;	/* caller-owned handle */
-	unsigned long period;	/* in twheel ticks */
-	atomic_t runs;
-} sample;
+	spinlock_t lock;		/* @tick's lock; guards @runs */
+	struct callout_locked tick;	/* caller-owned handle */
+	unsigned long period;		/* in twheel ticks */
+	unsigned int runs;		/* locked by @lock */
+} sample = {
+	.lock = __SPIN_LOCK_UNLOCKED(sample.lock),
+};
 
-/* Runs in softirq context on the CPU that armed it: no sleeping. */
+/* Runs in softirq context on the CPU that armed it, @s->lock held. */
 static void sample_tick(void *arg)
 {
 	struct sample *s = arg;
 
-	atomic_inc(&s->runs);
-	setcallout(&s->tick, sample_tick, s, s->period);	/* re-arm */
+	lockdep_assert_held(&s->lock);
+	s->runs++;
+	setcallout(&s->tick.c, sample_tick, s, s->period);	/* re-arm */
 }
 
 /* untimeout() matches (func, arg) as pointers: one object per timeout. */
@@ -48,8 +57,10 @@ static int __init sample_init(void)
 	int ret;
 
 	sample.period = twheel_ns_to_ticks((u64)period_ms * NSEC_PER_MSEC);
-	callout_init(&sample.tick);
-	ret = setcallout(&sample.tick, sample_tick, &sample, sample.period);
+	ret = callout_init_lock(&sample.tick, &sample.lock, 0);
+	if (ret)
+		return ret;
+	ret = setcallout(&sample.tick.c, sample_tick, &sample, sample.period);
 	if (ret < 0)
 		return ret;
 
@@ -58,7 +69,7 @@ static int __init sample_init(void)
 	if (!ret)
 		ret = timeout(sample_once, &cancelled, 1000);
 	if (ret) {
-		unsetcallout_sync(&sample.tick);
+		unsetcallout_sync(&sample.tick.c);
 		untimeout(sample_once, &kept);
 		return ret;
 	}
@@ -70,15 +81,31 @@ module_init(sample_init);
 
 static void __exit sample_exit(void)
 {
-	/* Process context: wait for a running sample_tick() to return. */
-	unsetcallout_sync(&sample.tick);
+	unsigned int runs;
+	int stopped;
+
+	/*
+	 * Under the callout's lock, a cancel is final: sample_tick() is not
+	 * running (it would hold the lock), and whatever arming it left
+	 * will not run, even one whose tick has come and that waits for the
+	 * lock on another CPU.  No "stopping" flag is needed.
+	 */
+	spin_lock_bh(&sample.lock);
+	stopped = unsetcallout(&sample.tick.c);
+	runs = sample.runs;
+	spin_unlock_bh(&sample.lock);
+	/*
+	 * Without the lock (with it, this would be refused): wait for such a
+	 * cancelled expiry to let go of the lock before the module goes.
+	 */
+	unsetcallout_sync(&sample.tick.c);
 	/* Cancel the timeout if pending; if it is running, let it return. */
 	untimeout(sample_once, &kept);
 	synchronize_rcu();
-	pr_info("twheel_sample: the periodic callout ran %d times\n",
-		atomic_read(&sample.runs));
+	pr_info("twheel_sample: the periodic callout ran %u times; unsetcallout() returned %d\n",
+		runs, stopped);
 }
 module_exit(sample_exit);
 
-MODULE_DESCRIPTION("A twheel client: setcallout() and timeout()");
+MODULE_DESCRIPTION("A twheel client: a lock-associated callout and timeout()");
 MODULE_LICENSE("GPL");
