@@ -22,23 +22,41 @@
  *                      it to insert, untimeout() walks it to find (func, arg)
  *   twheel_timeout     twheel's timeout()/untimeout(), found by hash
  *   twheel_setcallout  twheel's setcallout()/unsetcallout(), by handle
+ *   twheel_setcallout_lock
+ *                      the same on handles set up by callout_init_lock():
+ *                      the pair alone, the caller not holding the lock,
+ *                      which twheel's own cost is (it takes the lock only
+ *                      around the function, never in the pair)
+ *   twheel_setcallout_lock_bh
+ *                      the same, each pair inside spin_lock_bh() and
+ *                      spin_unlock_bh() of that lock, as a client that
+ *                      relies on the promise of callout_init_lock() does:
+ *                      twheel's pair plus the client's lock (step
+ *                      spin_lock_bh+unlock is the latter alone)
  *   timer_list         the kernel's timer wheel: timer_delete() + add_timer()
  *   hrtimer            the kernel's rbtree: hrtimer_try_to_cancel() +
  *                      hrtimer_start()
  *
+ * The two lock-associated facilities exist when twheel.h has
+ * callout_init_lock() (CALLOUT_RETURNUNLOCKED is its flag): so this file
+ * still builds against an older twheel (scripts/bench.sh, BASELINE=).
+ * With @fig9_only, only Fig. 9 is measured: scripts/bench.sh loads the
+ * module again so to repeat twheel's pairs, and bench-report.py reads
+ * each point's runs together.
+ *
  * The lone timer (@lone): the same pairs on the only timer of one CPU
  * (@lone_cpu, or the last online one), from a worker bound to it, with
- * interrupts as they are, for every facility above but bsd_list.  PENDING
- * is the number of twheel callouts pending on that CPU before ("-" for
- * the kernel's facilities), which should be 0: then cancelling the lone
- * callout empties the wheel and setting it wakes it, each time.  After
- * twheel_setcallout's, loneidle tells whether twheel then stays tickless:
- * the callout is set once more, for LONE_TICKS ticks, and cancelled; the
- * CPU's twheel interrupts are counted over the timed loop (LOOP_IRQS),
- * the SETTLE_MS after (SETTLE_IRQS: an hrtimer left armed may fire once
- * into the empty wheel there) and the IDLE_MS after that (IDLE_IRQS: 0
- * if twheel is tickless), from its debugfs "stats"; -1 if that is not
- * there.
+ * interrupts as they are, for every facility above but bsd_list and the
+ * lock-associated ones.  PENDING is the number of twheel callouts pending
+ * on that CPU before ("-" for the kernel's facilities), which should be
+ * 0: then cancelling the lone callout empties the wheel and setting it
+ * wakes it, each time.  After twheel_setcallout's, loneidle tells whether
+ * twheel then stays tickless: the callout is set once more, for
+ * LONE_TICKS ticks, and cancelled; the CPU's twheel interrupts are
+ * counted over the timed loop (LOOP_IRQS), the SETTLE_MS after
+ * (SETTLE_IRQS: an hrtimer left armed may fire once into the empty wheel
+ * there) and the IDLE_MS after that (IDLE_IRQS: 0 if twheel is
+ * tickless), from its debugfs "stats"; -1 if that is not there.
  *
  * The clock readers (clock): ns per call of ktime_get_ns(), which
  * setcallout() calls to know the tick, of ktime_get_coarse_ns(), the time
@@ -65,13 +83,17 @@
 #include "twheel.h"
 #include "twheel_dfs.h"
 
-static char *facilities = "bsd_list,twheel_timeout,twheel_setcallout,timer_list,hrtimer";
+static char *facilities;
 module_param(facilities, charp, 0444);
-MODULE_PARM_DESC(facilities, "comma-separated facilities to measure");
+MODULE_PARM_DESC(facilities, "comma-separated facilities to measure (default: all)");
 
 static char *label = "";
 module_param(label, charp, 0444);
-MODULE_PARM_DESC(label, "another twheel.ko than the tree's: Fig. 9 only, as LABEL:facility");
+MODULE_PARM_DESC(label, "name the lines LABEL:facility, for another twheel.ko than the tree's or the tree's with its events on; no steps or memory");
+
+static bool fig9_only;
+module_param(fig9_only, bool, 0444);
+MODULE_PARM_DESC(fig9_only, "measure Fig. 9 only: no steps, memory or lone timer (a repeat)");
 
 static unsigned int scheme;
 module_param(scheme, uint, 0444);
@@ -91,7 +113,11 @@ MODULE_PARM_DESC(lone_cpu, "the CPU of the lone timer (default: the last online)
 
 static unsigned int min_ms = 200;
 module_param(min_ms, uint, 0444);
-MODULE_PARM_DESC(min_ms, "time each point is measured for, at least");
+MODULE_PARM_DESC(min_ms, "time each batch of a point lasts, at least");
+
+static unsigned int batches = 3;
+module_param(batches, uint, 0444);
+MODULE_PARM_DESC(batches, "batches per point, the fastest reported (default 3)");
 
 /*
  * "Far in the future": the N timers are set between FAR and 2 * FAR units
@@ -310,6 +336,62 @@ static void tw_callout_teardown(unsigned int n)
 		unsetcallout_sync(&c[i]);
 }
 
+/*
+ * Lock-associated callouts: every handle shares one lock, which no
+ * function ever takes, since none runs.
+ */
+#ifdef CALLOUT_RETURNUNLOCKED
+static DEFINE_SPINLOCK(bench_callout_lock);
+
+static int tw_locked_setup(unsigned int n)
+{
+	struct callout_locked *lc;
+	unsigned int i;
+
+	items = vcalloc(n + 1, sizeof(*lc));
+	if (!items)
+		return -ENOMEM;
+	lc = items;
+	for (i = 0; i <= n; i++) {
+		if (callout_init_lock(&lc[i], &bench_callout_lock, 0))
+			return -EINVAL;
+		setcallout(&lc[i].c, never, &lc[i], far_random(i < n ? 1 : 3));
+	}
+	return 0;
+}
+
+static void tw_locked_pairs(unsigned int n, unsigned int reps)
+{
+	struct callout_locked *lc = items;
+
+	while (reps--) {
+		unsetcallout(&lc[n].c);
+		setcallout(&lc[n].c, never, &lc[n], far_random(3));
+	}
+}
+
+static void tw_locked_bh_pairs(unsigned int n, unsigned int reps)
+{
+	struct callout_locked *lc = items;
+
+	while (reps--) {
+		spin_lock_bh(&bench_callout_lock);
+		unsetcallout(&lc[n].c);
+		setcallout(&lc[n].c, never, &lc[n], far_random(3));
+		spin_unlock_bh(&bench_callout_lock);
+	}
+}
+
+static void tw_locked_teardown(unsigned int n)
+{
+	struct callout_locked *lc = items;
+	unsigned int i;
+
+	for (i = 0; i <= n; i++)
+		unsetcallout_sync(&lc[i].c);
+}
+#endif
+
 static void timer_never(struct timer_list *t)
 {
 	never(t);
@@ -411,15 +493,41 @@ static const struct facility facility_table[] = {
 	  tw_timeout_pairs, tw_timeout_teardown },
 	{ "twheel_setcallout", true, true, sizeof(struct callout),
 	  tw_callout_setup, tw_callout_pairs, tw_callout_teardown },
+#ifdef CALLOUT_RETURNUNLOCKED
+	{ "twheel_setcallout_lock", true, false, sizeof(struct callout_locked),
+	  tw_locked_setup, tw_locked_pairs, tw_locked_teardown },
+	{ "twheel_setcallout_lock_bh", true, false, 0, tw_locked_setup,
+	  tw_locked_bh_pairs, tw_locked_teardown },
+#endif
 	{ "timer_list", false, true, sizeof(struct timer_list), timer_setup_n,
 	  timer_pairs, timer_teardown },
 	{ "hrtimer", false, true, sizeof(struct hrtimer), hrtimer_setup_n,
 	  hrtimer_pairs, hrtimer_teardown },
 };
 
+/* Is @name one of the comma-separated @facilities, or are they all? */
+static bool wanted(const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = facilities;
+
+	if (!p)
+		return true;
+	for (;;) {
+		if (!strncmp(p, name, len) && (p[len] == ',' || !p[len]))
+			return true;
+		p = strchr(p, ',');
+		if (!p)
+			return false;
+		p++;
+	}
+}
+
 /*
  * ns per pair for @f with @n timers outstanding, or 0 on failure: the
- * fastest of three batches, each of enough pairs to last min_ms.
+ * fastest of @batches batches, each of enough pairs to last min_ms.  On a
+ * shared host, more and shorter batches give the fastest a better chance
+ * to fall between the other loads' time slices.
  */
 static u64 measure(const struct facility *f, unsigned int n)
 {
@@ -442,7 +550,7 @@ static u64 measure(const struct facility *f, unsigned int n)
 		reps *= 2;
 		cond_resched();
 	}
-	for (batch = 0; batch < 3; batch++) {
+	for (batch = 0; batch < max(batches, 1U); batch++) {
 		t0 = ktime_get_ns();
 		f->pairs(n, reps);
 		best = min(best, div_u64(ktime_get_ns() - t0, reps));
@@ -588,15 +696,18 @@ static noinline u64 clock_loop_jiffies(unsigned int reps)
  * pairs against: a clock read (setcallout() reads the time to know the
  * tick; timer_list reads jiffies, hrtimer_start() in absolute mode reads
  * nothing) and an interrupt-disabling lock and unlock (every facility
- * takes one per call).  ns per operation, best of three batches.  Then
+ * takes one per call); and a bottom-half-disabling lock and unlock, which
+ * twheel_setcallout_lock_bh adds to each pair.  ns per operation, best of
+ * three batches.  Then
  * the clock readers side by side, in tenths of a ns: what a coarser
  * clock than ktime_get_ns() would save setcallout().
  */
 static void bench_steps(void)
 {
 	static DEFINE_RAW_SPINLOCK(lock);
+	static DEFINE_SPINLOCK(bh_lock);
 	const unsigned int reps = 100000;
-	u64 clock[CLOCK_NR], t0, lock_ns = U64_MAX;
+	u64 clock[CLOCK_NR], t0, lock_ns = U64_MAX, bh_ns = U64_MAX;
 	unsigned long flags;
 	unsigned int b, i;
 
@@ -615,12 +726,19 @@ static void bench_steps(void)
 			raw_spin_unlock_irqrestore(&lock, flags);
 		}
 		lock_ns = min(lock_ns, div_u64(ktime_get_ns() - t0, reps));
+		t0 = ktime_get_ns();
+		for (i = 0; i < reps; i++) {
+			spin_lock_bh(&bh_lock);
+			spin_unlock_bh(&bh_lock);
+		}
+		bh_ns = min(bh_ns, div_u64(ktime_get_ns() - t0, reps));
 		cond_resched();
 	}
 	pr_info("twheel_bench: step,ktime_get_ns,%llu\n",
 		div_u64(clock[CLOCK_KTIME], reps));
 	pr_info("twheel_bench: step,raw_spin_lock_irqsave+unlock,%llu\n",
 		lock_ns);
+	pr_info("twheel_bench: step,spin_lock_bh+unlock,%llu\n", bh_ns);
 	for (i = 0; i < CLOCK_NR; i++) {
 		u64 tenths = div_u64(clock[i] * 10, reps);
 
@@ -634,17 +752,17 @@ static int __init bench_init(void)
 	unsigned int i, n, cpu;
 
 	prandom_seed_state(&bench_rnd, 1997);
-	if (strstr(facilities, "twheel_setcallout") && !*label)
+	if (wanted("twheel_setcallout") && !*label && !fig9_only)
 		bench_steps();
 	for (i = 0; i < ARRAY_SIZE(facility_table); i++) {
 		const struct facility *f = &facility_table[i];
 		char col[8] = "-";
 
-		if (!strstr(facilities, f->name))
+		if (!wanted(f->name))
 			continue;
 		if (f->twheel)
 			snprintf(col, sizeof(col), "%u", scheme);
-		if (f->bytes && !*label)
+		if (f->bytes && !*label && !fig9_only)
 			pr_info("twheel_bench: memory,%s,%zu\n", f->name,
 				f->bytes);
 		for (n = 100; n <= max_n; n *= 10) {
@@ -660,15 +778,14 @@ static int __init bench_init(void)
 			cond_resched();
 		}
 	}
-	if (!lone)
+	if (!lone || fig9_only)
 		return 0;
 	if (lone_cpu >= 0 && lone_cpu < nr_cpu_ids && cpu_online(lone_cpu))
 		cpu = lone_cpu;
 	else
 		cpu = cpumask_last(cpu_online_mask);
 	for (i = 0; i < ARRAY_SIZE(facility_table); i++)
-		if (facility_table[i].lone &&
-		    strstr(facilities, facility_table[i].name))
+		if (facility_table[i].lone && wanted(facility_table[i].name))
 			bench_lone(&facility_table[i], cpu);
 	return 0;
 }

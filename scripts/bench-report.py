@@ -9,9 +9,13 @@ section here, one function each, that writes its CSV (with a header row),
 any plot, and its part of results.md, and adds its targets to the targets
 table at the end.  A section whose lines are absent is left out, and its
 old files are removed, so that every figure in RESULTS_DIR is from this
-one guest boot.
+one guest boot.  A line "twheel_bench: icount,SHIFT" (bench.sh ICOUNT=1)
+says that the guest's clock counted instructions: the texts and tables
+then give instructions where they would give ns.
 
   fig9        fig9.csv, fig9-*.dat, fig9.png       bench/twheel_bench.c
+              (and the pair against a baseline: the
+              tracepoints and lock-associated callouts)
   lone        lone.csv, loneidle.csv               bench/twheel_bench.c
   memory      memory.csv                           bench/twheel_bench.c
   interrupts  interrupts.csv, interrupts-*.dat,    bench/twheel_live.c
@@ -35,6 +39,7 @@ import glob
 import os
 import random
 import re
+import statistics
 import subprocess
 import sys
 
@@ -42,6 +47,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PRINTK = re.compile(r'^\[\s*\d+\.\d+\]\s*')
 BENCH_LINE = re.compile(r'^twheel_bench: (\w+),(.*)$')
 TCG = 'under QEMU TCG (software emulation, 2 vCPUs: compare within a table)'
+# bench.sh ICOUNT=1: the guest's first line is "twheel_bench: icount,SHIFT".
+ICOUNT = ('under QEMU TCG with -icount shift=0 (1 vCPU; the guest\'s clock '
+          'advances 1 ns per instruction executed, so its "ns" are '
+          'instructions, interrupts included, whatever the host\'s load)')
 
 
 class Bench:
@@ -59,6 +68,9 @@ class Bench:
             m = BENCH_LINE.match(line)
             if m:
                 self.lines[m.group(1)].append(m.group(2).split(','))
+        self.icount = 'icount' in self.lines
+        self.where = ICOUNT if self.icount else TCG
+        self.unit = 'instructions' if self.icount else 'ns'
 
     def rows(self, kind, nfields):
         """The fields of every well-formed KIND line."""
@@ -104,10 +116,22 @@ def ratio(a, b):
 
 # ---- Fig. 9 and memory (bench/twheel_bench.c) ------------------------------
 
-def fig9_section(b):
-    fig9 = {}
+def fig9_runs(b):
+    """{(facility, scheme, n): [ns, ...]}: every run of each point."""
+    runs = collections.defaultdict(list)
     for fac, sch, n, ns in b.rows('fig9', 4):
-        fig9[(fac, sch, int(n))] = int(ns)
+        runs[(fac, sch, int(n))].append(int(ns))
+    return runs
+
+
+def fig9_points(b):
+    """{(facility, scheme, n): ns}: the median of each point's runs."""
+    return {k: round(statistics.median(v)) for k, v in fig9_runs(b).items()}
+
+
+def fig9_section(b):
+    runs = fig9_runs(b)
+    fig9 = fig9_points(b)
     b.remove('fig9-*.dat')
     if not fig9:
         b.remove('fig9.csv', 'fig9.png')
@@ -115,8 +139,9 @@ def fig9_section(b):
 
     series = sorted({(f, s) for f, s, _ in fig9})
     ns = sorted({n for _, _, n in fig9})
-    b.csv('fig9.csv', ['facility', 'scheme', 'n', 'ns_per_pair'],
-          [(f, s, n, v) for (f, s, n), v in sorted(fig9.items())])
+    b.csv('fig9.csv', ['facility', 'scheme', 'n', 'ns_per_pair', 'runs'],
+          [(f, s, n, v, ' '.join(map(str, runs[(f, s, n)])))
+           for (f, s, n), v in sorted(fig9.items())])
     for fac, sch in series:
         name = f'{fac}-{sch}' if sch != '-' else fac
         name = name.replace(':', '-')   # LABEL:facility, a portable name
@@ -161,7 +186,7 @@ def fig9_section(b):
                  'at least 100')
 
     # BASELINE=: the same facilities on an older twheel.ko, "LABEL:name".
-    for label in sorted({f.split(':')[0] for f, _ in series if ':' in f}):
+    for label in baseline_labels(fig9):
         for sch in ('6', '7'):
             rs = sorted(r for r in (ratio(get('twheel_setcallout', sch, n),
                                           get(f'{label}:twheel_setcallout',
@@ -174,9 +199,12 @@ def fig9_section(b):
 
     heads = [f'{fac} ({sch})' if sch != '-' else fac for fac, sch in series]
     rows = [[n] + [get(fac, sch, n) or '' for fac, sch in series] for n in ns]
-    text = (f'Fig. 9, ns per cancel+set pair, on {b.kernel} under QEMU TCG '
-            '(software emulation: compare within the table):\n\n' +
-            table(['n'] + heads, rows))
+    most = max(len(v) for v in runs.values())
+    text = (f'Fig. 9, {b.unit} per cancel+set pair, on {b.kernel} '
+            f'{b.where}' +
+            (f'; a point measured more than once (twheel\'s pairs, up to '
+             f'{most} runs) shows the median of its runs' if most > 1
+             else '') + ':\n\n' + table(['n'] + heads, rows))
 
     def f2(v):
         return '' if v is None else f'{v:.2f}'
@@ -202,11 +230,118 @@ def fig9_section(b):
     return text
 
 
+def baseline_labels(fig9):
+    """The LABELs of "LABEL:facility" that name another twheel.ko."""
+    return sorted({f.split(':')[0] for f, _, _ in fig9
+                   if f.startswith('baseline-')})
+
+
+def pair_cost_section(b):
+    """Issue #13: the setcallout pair with the tree's tracepoints compiled
+    in but off, and on lock-associated handles, against the plain pair of
+    a baseline twheel.ko from before them, in the same boot."""
+    runs = fig9_runs(b)
+    labels = baseline_labels(runs)
+    if not labels or not any(f == 'twheel_setcallout_lock'
+                             for f, _, _ in runs):
+        return None
+    base = f'{labels[-1]}:twheel_setcallout'
+    ns = sorted({n for _, _, n in runs})
+    cols = [('twheel_setcallout', 'tree plain, events off'),
+            ('twheel_setcallout_lock', 'tree lock-associated'),
+            ('twheel_setcallout_lock_bh', 'tree lock-associated, caller '
+             'holds the lock (spin_lock_bh)'),
+            ('events-on:twheel_setcallout', 'tree plain, events on')]
+    # Another load on the host only ever slows a run down: the fastest
+    # run is the estimate, and the median says how much the rest moved.
+    best = {k: min(v) for k, v in runs.items()}
+    med = {k: statistics.median(v) for k, v in runs.items()}
+
+    def f2(v):
+        return '' if v is None else f'{v:.2f}'
+
+    def ratios(point, fac, sch):
+        return [ratio(point.get((fac, sch, n)), point.get((base, sch, n)))
+                for n in ns]
+
+    def median_over_n(rs):
+        rs = [r for r in rs if r is not None]
+        return statistics.median(rs) if rs else None
+
+    rows, mrows, spread = [], [], {}
+    for sch in ('6', '7'):
+        for n in ns:
+            b0 = best.get((base, sch, n))
+            if b0 is None:
+                continue
+            row, mrow = [sch, n, b0], [sch, n]
+            for fac, _ in cols:
+                v = best.get((fac, sch, n))
+                row += [v or '', f2(ratio(v, b0))]
+                mrow.append(f2(ratio(med.get((fac, sch, n)),
+                                     med.get((base, sch, n)))))
+            rows.append(row)
+            mrows.append(mrow)
+            for fac in [base] + [c for c, _ in cols]:
+                vals = runs.get((fac, sch, n), [])
+                if len(vals) > 1:
+                    s = (max(vals) - min(vals)) / min(vals)
+                    spread[fac] = max(spread.get(fac, 0), s)
+        for fac, what in cols[:2]:
+            r = median_over_n(ratios(best, fac, sch))
+            b.target(f'setcallout pair, {what} / {labels[-1]} plain, '
+                     f'fastest runs, median over n (scheme {sch})', r,
+                     r is not None and r <= 1.05, 'at most 1.05')
+        # What the lock association alone costs, the tree against itself.
+        r = median_over_n([ratio(best.get((cols[1][0], sch, n)),
+                                 best.get((cols[0][0], sch, n)))
+                           for n in ns])
+        b.target(f'setcallout pair, {cols[1][1]} / {cols[0][1]}, fastest '
+                 f'runs, median over n (scheme {sch})', r,
+                 r is not None and r <= 1.05, 'at most 1.05')
+    if not rows:
+        return None
+    nruns = max(len(runs.get((base, s, n), [])) for s in ('6', '7')
+                for n in ns)
+    heads = ['scheme', 'n', f'{labels[-1]} plain']
+    for _, what in cols:
+        heads += [what, '/ base']
+    text = (f'The setcallout pair against {labels[-1]} (before issue #13), '
+            f'on {b.kernel} {b.where}: {b.unit} per cancel+set pair, the '
+            'fastest of '
+            f'up to {nruns} runs (each run the fastest of its batches), '
+            'the two modules taking turns in the same boot; "/ base" is '
+            'each against the baseline\'s plain pair at that n (issue '
+            '#13: at most 1.05 for the tree\'s plain and lock-associated '
+            'pairs).  *lock-associated*: handles from callout_init_lock(), '
+            'the pair alone, the lock not held: twheel takes the lock only '
+            'around the function, so this is twheel\'s own cost.  *caller '
+            'holds the lock*: each pair inside spin_lock_bh() and '
+            'spin_unlock_bh() of that lock, as a client relying on the '
+            'promise does: the lock\'s cost (step spin_lock_bh+unlock) '
+            'comes on top.  *events on*: every twheel:* event enabled '
+            'through tracefs, one run, for scale.\n\n' + table(heads, rows))
+    text += ('\nThe same ratios from the median of the runs instead of the '
+             'fastest:\n\n' +
+             table(['scheme', 'n'] + [what for _, what in cols], mrows))
+    if spread:
+        text += ('\nHow far the runs of one point lie apart, (slowest - '
+                 'fastest) / fastest, the most over n and schemes: ' +
+                 ', '.join(f'{fac} {v * 100:.{b.icount:d}f}%'
+                           for fac, v in sorted(spread.items())) +
+                 ('.  Under -icount the host\'s load changes none of '
+                  'them: what differs is the guest\'s own (interrupts '
+                  'falling into a batch, the state of the wheel).\n'
+                  if b.icount else
+                  '.  Another load on the host only slows a run down, so '
+                  'the fastest run is the estimate.\n'))
+    return text
+
+
 # ---- the lone timer (bench/twheel_bench.c) ---------------------------------
 
 def lone_section(b):
-    fig9 = {(fac, sch, int(n)): int(ns)
-            for fac, sch, n, ns in b.rows('fig9', 4)}
+    fig9 = fig9_points(b)
     lone = collections.OrderedDict()
     for fac, sch, cpu, pending, ns in b.rows('lone', 5):
         lone[(fac, sch)] = [fac, sch, int(cpu), pending, int(ns)]
@@ -234,14 +369,16 @@ def lone_section(b):
             b.target(f'lone setcallout pair / cheapest Fig. 9 setcallout '
                      f'pair (scheme {sch})', x, x is not None and x <= 1.5,
                      'at most 1.5')
-    text = (f'The lone timer, on {b.kernel} {TCG}: the same cancel+set pair '
-            'as Fig. 9 on the only timer of one CPU (a worker bound to it, '
-            'interrupts on), so that twheel\'s cancel empties the wheel and '
-            'its set wakes it, each time.  *pending before*: twheel callouts '
+    text = (f'The lone timer, on {b.kernel} {b.where}: the same cancel+set '
+            'pair as Fig. 9 on the only timer of one CPU (a worker bound '
+            'to it, interrupts on), so that twheel\'s cancel empties the '
+            'wheel and its set wakes it, each time.  *pending before*: '
+            'twheel callouts '
             'pending on that CPU before (should be 0); *lone / Fig. 9*: '
             'against the cheapest Fig. 9 pair of the same facility and '
             'scheme in this run; *lone / timer_list lone*: against the '
-            'kernel\'s timer wheel doing the same.  ns per pair:\n\n' +
+            f'kernel\'s timer wheel doing the same.  {b.unit} per '
+            'pair:\n\n' +
             table(['facility', 'scheme', 'pending before', 'lone'] +
                   [f'Fig. 9 n = {n}' for n in ns] +
                   ['lone / Fig. 9', 'lone / timer_list lone'], rows,
@@ -386,7 +523,7 @@ def interrupts_section(b):
     b.plot('interrupts.gnuplot')
 
     text = (f'Interrupts per expired callout, against the paper\'s Appendix '
-            f'A, on {b.kernel} {TCG}.  {rows[0][4]} callouts on one CPU, '
+            f'A, on {b.kernel} {b.where}.  {rows[0][4]} callouts on one CPU, '
             'each re-armed from its own function for a random interval '
             'uniform in [T/2, 3T/2] ticks (mean T), for 1 to 3 s per T; '
             'expired and interrupts are the deltas of twheel\'s debugfs '
@@ -471,9 +608,10 @@ def lateness_section(b):
         else:
             per_s, what = [''] * 4, ''
         out.append([sch, n, what] + per_s + r[9:] + [p99s[(sch, n)]])
-    return (f'Lateness under load, on {b.kernel} {TCG}.  n callouts spread '
-            'over the CPUs, each re-armed from its own function for a random '
-            'interval uniform in the ticks shown, at the default geometry; '
+    return (f'Lateness under load, on {b.kernel} {b.where}.  n callouts '
+            'spread over the CPUs, each re-armed from its own function for '
+            'a random interval uniform in the ticks shown, at the default '
+            'geometry; '
             'for each expiry in a window of a few seconds, lateness = when '
             'the function ran - (when setcallout() was called + ticks x '
             'tick), in microseconds.  A callout is due on the tick boundary '
@@ -506,7 +644,7 @@ def idle_section(b):
     worst = max(n / s for _, s, n in rows)
     b.target('No twheel interrupt per second with nothing pending', worst,
              worst == 0, '0')
-    return (f'With nothing pending, on {b.kernel} {TCG}: twheel\'s '
+    return (f'With nothing pending, on {b.kernel} {b.where}: twheel\'s '
             'interrupts over a window right after the lateness runs were '
             'cancelled.\n\n' +
             table(['scheme', 'seconds', 'interrupts', 'per second'],
@@ -552,7 +690,7 @@ def ops_section(b):
     b.plot('ops.gnuplot')
     text = ('Every scheme of the papers behind one interface '
             '(`bench/tsched.c`), each driven by hand by '
-            '`bench/schemes_bench.c` on ' + b.kernel + ' ' + TCG + ': '
+            '`bench/schemes_bench.c` on ' + b.kernel + ' ' + b.where + ': '
             'n entries armed for intervals uniform in [1000, 2000) ticks '
             '(the Lawn\'s favourable case: 8 distinct values in that range; '
             'its unfavourable one: up to 1000). start arms one more entry, '
@@ -614,7 +752,7 @@ def bookkeeping_section(b):
         rows.append([r[0], r[1], r[2], r[3], r[6], r[7], f'{r[8]:.2f}',
                      f'{r[9]:.2f}', paper])
     return ('Per-tick bookkeeping of Scheme 6 against Scheme 7 '
-            '(`bench/schemes_bench.c`, on ' + b.kernel + ' ' + TCG + '): '
+            '(`bench/schemes_bench.c`, on ' + b.kernel + ' ' + b.where + '): '
             'n entries, each re-armed as it expires for an interval '
             'uniform in [T/2, 3T/2], driven one tick at a time. The paper '
             'puts the bookkeeping per entry at c(6)·T/M for Scheme 6 (an '
@@ -633,12 +771,13 @@ def steps_section(b):
     if not steps:
         return None
     last = dict(steps)
-    return ('Single steps in the same guest, ns (`bench/twheel_bench.c`): '
+    return (f'Single steps in the same guest, {b.unit} '
+            '(`bench/twheel_bench.c`): '
             'setcallout() reads the clock once to know the tick '
             '(timer_list reads jiffies, hrtimer_start() in absolute mode '
             'reads nothing), and every call of every facility takes one '
             'interrupt-disabling lock.\n\n' +
-            table(['step', 'ns'], last.items(), ['---', '---:']))
+            table(['step', b.unit], last.items(), ['---', '---:']))
 
 
 def clock_section(b):
@@ -655,11 +794,13 @@ def clock_section(b):
     rows = [[name, what.get(name, ''), ' / '.join(f'{v:g}' for v in vals),
              '' if not ktime else f'{min(vals) / ktime:.2f}']
             for name, vals in runs.items()]
-    return (f'Reading the clock, on {b.kernel} {TCG}: ns per call in a '
+    return (f'Reading the clock, on {b.kernel} {b.where}: {b.unit} per '
+            'call in a '
             'loop of 100,000, best of three, each time twheel_bench is '
             'loaded with the tree\'s twheel (" / " between loads), and the '
             'best of the loads against ktime_get_ns()\'s.\n\n' +
-            table(['clock', 'what', 'ns per call', '/ ktime_get_ns'], rows,
+            table(['clock', 'what', f'{b.unit} per call',
+                   '/ ktime_get_ns'], rows,
                   ['---', '---', '---:', '---:']))
 
 
@@ -819,7 +960,7 @@ def cascade_section(b):
                      r['stream_early'], False, '0', 'd')
 
     r0 = recs[0]
-    return (f'Crossing wheel boundaries, on {b.kernel} {TCG}.  Everything '
+    return (f'Crossing wheel boundaries, on {b.kernel} {b.where}.  Everything '
             'on one CPU, twheel at a '
             f'{r0["tick_ns"] / 1000:g} us tick with its default geometry '
             'for each scheme: n long callouts armed once around the next '
@@ -854,7 +995,7 @@ def cascade_section(b):
                    '---:']) + '\n' + pngs)
 
 
-SECTIONS = [fig9_section, lone_section, memory_section, steps_section,
+SECTIONS = [fig9_section, pair_cost_section, lone_section, memory_section, steps_section,
             clock_section, ops_section,
             bookkeeping_section, interrupts_section, lateness_section,
             idle_section, cascade_section]

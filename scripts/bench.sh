@@ -9,11 +9,17 @@
 # in QEMU and, with twheel reloaded with other parameters between runs:
 #
 #   bench/twheel_bench.c  Fig. 9 over every facility with twheel's
-#                         scheme=6, then twheel's two facilities again with
+#                         scheme=6, then twheel's facilities again with
 #                         scheme=7; MAX_N (default 1000000) bounds n; then
 #                         the same pairs on the only timer of one CPU, and
 #                         whether twheel stays tickless after (the lone
-#                         timer), and the cost of reading the clock
+#                         timer), and the cost of reading the clock; then
+#                         twheel's pairs alone, Fig. 9 only, REPEATS - 1
+#                         more times (default 3 in all; bench-report.py
+#                         takes the median), and once with twheel's trace
+#                         events on (EVENTS=0 skips it); each point is the
+#                         fastest of FIG9_BATCHES (default 3) batches of at
+#                         least FIG9_MS (default 200) ms each
 #   bench/schemes_bench.c every scheme of the papers behind one interface
 #                         (bench/tsched.c): start, stop and tick against
 #                         n, and Schemes 6 and 7's bookkeeping against T;
@@ -41,6 +47,16 @@
 # wheels' instructions per operation in user space, into
 # bench/results/ops.md (with BASELINE, that revision's core beside them).
 # It reports; it never fails because the machine is slow.
+#
+# ICOUNT=1 runs the guest under QEMU's -icount shift=0: its clock then
+# advances one ns per instruction executed, so every "ns" figure becomes a
+# count of the guest's instructions (interrupts included), whatever else
+# the host runs; what hangs on addresses or random numbers, as timeout()'s
+# hash does, still moves between boots.  Single-threaded, so on one
+# vCPU (with two, the boot CPU's wait for the other starves it, and the
+# guest hangs); FIG9_MS defaults to 50 and FIG9_BATCHES to 1, enough for
+# a count.  Every part runs; the live and cascade parts then time a
+# one-CPU machine that executes one instruction per ns, not this one.
 
 set -euo pipefail
 
@@ -49,6 +65,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 start=$(date +%s)
 max_n=${MAX_N:-1000000}
+qemu=() fig9_ms=200 fig9_batches=3
+if [ "${ICOUNT:-0}" != 0 ]; then
+	qemu=(--qemu -smp --qemu 1
+		--qemu -icount --qemu "shift=0,sleep=off,align=off")
+	fig9_ms=50 fig9_batches=1
+fi
+fig9_args="min_ms=${FIG9_MS:-$fig9_ms} batches=${FIG9_BATCHES:-$fig9_batches}"
 results=$(realpath -m "${RESULTS:-$TWHEEL_TOP/bench/results}")
 
 "$here/install-deps.sh" gnuplot-nox
@@ -72,8 +95,11 @@ done
 # cover the layout of struct callout, so a client loads only on the twheel
 # it was built against), into /lib/twheel/baseline/ in the guest: both
 # parts then run on it too, in the same boot, before and after side by side.
+# Its setcallout pair is measured REPEATS times, as the tree's (below).
 cascade_dirs=/lib/twheel:tree
 base_fig9=
+units=()
+repeats=${REPEATS:-3}
 if [ -n "${BASELINE:-}" ]; then
 	rev=$(git -C "$TWHEEL_TOP" rev-parse --short "$BASELINE^{commit}") ||
 		die "BASELINE=$BASELINE is not a git revision here"
@@ -97,23 +123,62 @@ if [ -n "${BASELINE:-}" ]; then
 	base_fig9="
 for s in 6 7; do
 	insmod /lib/twheel/baseline/twheel.ko scheme=\$s
-	insmod /lib/twheel/baseline/twheel_bench.ko scheme=\$s max_n=$max_n facilities=twheel_timeout,twheel_setcallout label=baseline-$rev
+	insmod /lib/twheel/baseline/twheel_bench.ko scheme=\$s max_n=$max_n $fig9_args facilities=twheel_timeout,twheel_setcallout label=baseline-$rev
 	rmmod twheel_bench
 	rmmod twheel
 done"
+	units+=("/lib/twheel/baseline twheel_setcallout label=baseline-$rev")
 fi
 
 # The guest's script, one part per module; the guest runs it with sh -e.
+# twheel's setcallout pairs, on a plain handle and on lock-associated ones
+# (bench/twheel_bench.c says what each measures), are the ones repeated:
+# each in a load of its own, in an order that turns with every repeat, so
+# that none is always measured first or last after a module load.
 tw=/lib/twheel/twheel.ko
+pairs=twheel_setcallout,twheel_setcallout_lock,twheel_setcallout_lock_bh
+for f in ${pairs//,/ }; do
+	units+=("/lib/twheel $f")
+done
 run="b=/lib/twheel/twheel_bench.ko
 insmod $tw scheme=6
 cat /sys/kernel/debug/twheel/config
-insmod \$b scheme=6 max_n=$max_n && rmmod twheel_bench
+insmod \$b scheme=6 max_n=$max_n $fig9_args && rmmod twheel_bench
 rmmod twheel
 insmod $tw scheme=7
-insmod \$b scheme=7 max_n=$max_n facilities=twheel_timeout,twheel_setcallout
+insmod \$b scheme=7 max_n=$max_n $fig9_args facilities=twheel_timeout,$pairs
 rmmod twheel_bench
 rmmod twheel$base_fig9"
+# ICOUNT: a first line telling bench-report.py the figures are instructions.
+[ "${ICOUNT:-0}" = 0 ] || run="echo twheel_bench: icount,0
+$run"
+for ((r = 2; r <= repeats; r++)); do
+	for ((i = 0; i < ${#units[@]}; i++)); do
+		read -r dir f extra <<<"${units[(i + r) % ${#units[@]}]}"
+		run+="
+for s in 6 7; do
+	insmod $dir/twheel.ko scheme=\$s
+	insmod $dir/twheel_bench.ko scheme=\$s max_n=$max_n $fig9_args facilities=$f $extra fig9_only=1
+	rmmod twheel_bench
+	rmmod twheel
+done"
+	done
+done
+# The plain pair with every twheel event on, tracing into the ring buffer.
+if [ "${EVENTS:-1}" != 0 ]; then
+	run+="
+t=/sys/kernel/tracing
+[ -d \$t/events ] || mount -t tracefs tracefs \$t
+for s in 6 7; do
+	insmod $tw scheme=\$s
+	echo 1 > \$t/events/twheel/enable
+	insmod \$b scheme=\$s max_n=$max_n $fig9_args facilities=twheel_setcallout label=events-on fig9_only=1
+	echo 0 > \$t/events/twheel/enable
+	rmmod twheel_bench
+	rmmod twheel
+done
+echo > \$t/trace"
+fi
 
 # The data structures alone, on a clock driven by hand: no twheel.ko.
 if [ "${SCHEMES:-1}" = 0 ]; then
@@ -168,12 +233,14 @@ done"
 	done
 fi
 
-note "bench on debian-$ver, n up to $max_n; console in $log"
+note "bench on debian-$ver, n up to $max_n${ICOUNT:+, ICOUNT=$ICOUNT};" \
+	"console in $log"
 # Under TCG the guest marks the TSC unstable and reads time from the HPET,
 # an emulated device read costing microseconds; every facility that reads
 # the clock would be measured by it.  Trust the TSC, as hardware would.
 "$here/qemu-run.sh" --kernel "$bzimage" --log "$log" --timeout 5400 \
 	--append "tsc=reliable clocksource=tsc" "${files[@]}" \
+	${qemu[@]+"${qemu[@]}"} \
 	--run "$run" || die "the guest failed; see $log"
 python3 "$here/ktap.py" "$log" --label bench --health-only ||
 	die "the guest's console shows a problem; see $log"

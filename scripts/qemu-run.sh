@@ -18,6 +18,7 @@
 #   --file SRC:DST     copy SRC into the initramfs as DST (repeatable)
 #   --memory MB        guest memory (default 2048)
 #   --append ARGS      extra kernel command line
+#   --qemu ARG         extra QEMU argument, after the others (repeatable)
 
 set -euo pipefail
 
@@ -25,7 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 kernel= log= timeout=600 run= memory=2048 append=
-files=()
+files=() qemu_args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -35,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--file) files+=("$2"); shift 2 ;;
 	--memory) memory=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
+	--qemu) qemu_args+=("$2"); shift 2 ;;
 	--) shift; break ;;
 	-*) die "qemu-run.sh: unknown option $1" ;;
 	*) break ;;
@@ -75,6 +77,8 @@ cat >"$root/init" <<'EOF'
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t debugfs debugfs /sys/kernel/debug
+# Trace events, on a kernel with tracefs; harmless without.
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 say() { echo "twheel-harness: $*"; }
 
@@ -109,7 +113,8 @@ timeout --kill-after=10 "$timeout" \
 	qemu-system-x86_64 -machine pc -accel tcg -cpu max -smp 2 \
 	-m "$memory" -nodefaults -display none -no-reboot \
 	-serial "file:$log" -kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic $append" </dev/null ||
+	-append "console=ttyS0 panic=-1 oops=panic $append" \
+	${qemu_args[@]+"${qemu_args[@]}"} </dev/null ||
 	status=$?
 [ $status -ne 124 ] || echo "twheel-harness: guest killed after $timeout s" >>"$log"
 exit $status
