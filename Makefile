@@ -10,6 +10,8 @@
 #                     stages it under another root)
 # make uninstall      take all of that away again
 # make demo           the main job: twheel and a workload in QEMU, with stats
+# make trace          twheel's trace events through trace-cmd and perf, in
+#                     QEMU (not part of make check)
 # make bench          the paper's Fig. 9 and memory, into bench/results/
 # make user-check     the wheels in user space against a reference model,
 #                     under ASan and UBSan, then make fuzz
@@ -68,6 +70,9 @@ kcsan:
 demo:
 	scripts/demo.sh
 
+trace:
+	scripts/trace-example.sh
+
 bench:
 	scripts/bench.sh
 
@@ -83,5 +88,5 @@ user-ops:
 fuzz:
 	scripts/user-fuzz.sh $(FUZZ_TIME)
 
-.PHONY: all modules clean install uninstall check kcsan demo bench \
+.PHONY: all modules clean install uninstall check kcsan demo trace bench \
 	user-check user-bench user-ops fuzz

@@ -26,6 +26,20 @@ debian_kernel() {
 		die "no /boot/vmlinuz-*-amd64 with matching linux-headers: apt-get install linux-image-amd64 linux-headers-amd64"
 }
 
+# Set kdir, bzimage and label for a guest of kernel $1: "debian", the
+# stock Debian kernel (debian_kernel), or a test kernel version, built if
+# need be (build-kernel.sh).
+guest_kernel() {
+	if [ "$1" = debian ]; then
+		debian_kernel
+		label=debian-$ver
+	else
+		kdir=$("$TWHEEL_TOP/scripts/build-kernel.sh" "$1")
+		bzimage=$kdir/arch/x86/boot/bzImage
+		label=$1
+	fi
+}
+
 # Print the directory of linux-source-$1 unpacked under $TWHEEL_CACHE,
 # unpacking it first if need be; die if the package is missing.
 kernel_src() {
@@ -56,11 +70,11 @@ copy_tree() {
 
 # run_suites LABEL KDIR COUNTS APPEND6 [RUN-TESTS-OPTION...]
 # Build twheel and its test modules against the test kernel in KDIR, into
-# build/LABEL, and run every KUnit suite on that kernel in QEMU twice: with
-# twheel's default scheme, then with scheme=6, booted with the extra
-# kernel command line APPEND6 (may be empty).  Each run appends its counts
-# to COUNTS; the options go to run-tests.sh.  Returns non-zero when the
-# build or either run failed.
+# build/LABEL, and run every KUnit suite on that kernel in QEMU with
+# twheel's default scheme, then again with scheme=6, booted with the extra
+# kernel command line APPEND6 (may be empty; "-" skips that second run).
+# Each run appends its counts to COUNTS; the options go to run-tests.sh.
+# Returns non-zero when the build or a run failed.
 run_suites() {
 	local label=$1 kdir=$2 counts=$3 append6=$4 list params append
 	local status=0
@@ -70,6 +84,7 @@ run_suites() {
 		"$TWHEEL_TOP/build/$label") || return 1
 	mapfile -t mods <<<"$list"
 	for params in "" "scheme=6"; do
+		[ -z "$params" ] || [ "$append6" != - ] || continue
 		append=
 		[ -z "$params" ] || append=$append6
 		"$TWHEEL_TOP/scripts/run-tests.sh" "$@" \
