@@ -164,11 +164,11 @@ for s in 6 7; do
 done"
 	done
 done
-# The plain pair with every twheel event on, tracing into the ring buffer.
+# The plain pair with every twheel event on, tracing into the ring buffer
+# (qemu-run.sh's init has mounted tracefs).
 if [ "${EVENTS:-1}" != 0 ]; then
 	run+="
 t=/sys/kernel/tracing
-[ -d \$t/events ] || mount -t tracefs tracefs \$t
 for s in 6 7; do
 	insmod $tw scheme=\$s
 	echo 1 > \$t/events/twheel/enable
