@@ -660,13 +660,15 @@ int untimeout(callout_func_t func, void *arg)
 EXPORT_SYMBOL_GPL(untimeout);
 
 /**
- * twheel_timeout_release() - take back a timeout() callout whose function
- * ran
- * @c: the callout, no longer pending.
+ * twheel_timeout_release() - take back a timeout() callout that is done
+ * @c: the callout, no longer pending: its function has returned, or
+ *	twheel_engine_cancel_if() cancelled it.
  *
- * The engine calls it, with no lock held, once @c's function has returned.
+ * The engine calls it with no lock held.  Until then @c stays hashed, not
+ * pending, and untimeout() passes it over.
  *
- * Context: softirq context, from the engine's tick.
+ * Context: softirq context, from the engine's tick; process context, from
+ * twheel_engine_cancel_if().
  */
 void twheel_timeout_release(struct callout *c)
 {

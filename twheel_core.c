@@ -752,6 +752,79 @@ struct twheel_entry *twheel_first(const struct twheel *w)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_first);
 
+/*
+ * Take @cur's mark out of the list it holds the place in.  Stopping the
+ * entry after which Scheme 6 puts back the entries of the slot it runs
+ * (twheel_del()) may have left @w->park on the mark: it then moves to
+ * the mark's predecessor, where the entry stopped would have left it.
+ */
+static void cursor_unlink(struct twheel *w, struct twheel_cursor *cur)
+{
+	if (w->park == &cur->mark.node)
+		w->park = cur->mark.node.prev;
+	list_del_init(&cur->mark.node);
+}
+
+/**
+ * twheel_cursor_start() - begin a walk of every pending entry
+ * @w: the wheel.
+ * @cur: the cursor, the caller's until the walk is done.
+ *
+ * The cursor's mark, an entry that is not pending, sits in the list being
+ * walked just after the entry walked last, so that the walk can stop, let
+ * the owner's lock go, and go on from there.  Meanwhile the owner may add
+ * and delete entries, but must not advance the wheel, move its entries to
+ * another wheel, or destroy it; an entry added behind the mark is not
+ * walked.  Walkers of the lists (twheel_list()) skip an entry whose
+ * &twheel_entry.slot is %TWHEEL_SLOT_IDLE: it is a mark.
+ *
+ * Context: under the owner's lock.
+ */
+void twheel_cursor_start(struct twheel *w, struct twheel_cursor *cur)
+{
+	twheel_entry_init(&cur->mark);
+	cur->list = 0;
+	list_add(&cur->mark.node, twheel_list(w, 0));
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_cursor_start);
+
+/**
+ * twheel_cursor_next() - the next pending entry of a walk
+ * @w: the wheel.
+ * @cur: the cursor, from twheel_cursor_start().
+ * @budget: what the caller allows before it lets its lock go: each entry
+ *	given and each list passed costs one.
+ *
+ * The caller may delete the entry it is given, or re-arm it (it may then
+ * be given again, if it lands in a list not walked yet).
+ *
+ * Context: under the owner's lock.
+ * Return: the next entry, or %NULL when the budget has run out (call again
+ * with more) or the walk is over (twheel_cursor_done()).
+ */
+struct twheel_entry *twheel_cursor_next(struct twheel *w,
+					struct twheel_cursor *cur,
+					unsigned int *budget)
+{
+	while (*budget && cur->list < twheel_lists(w)) {
+		struct list_head *head = twheel_list(w, cur->list);
+		struct list_head *next = cur->mark.node.next;
+
+		(*budget)--;
+		if (next != head) {
+			/* The mark goes past the entry it gives. */
+			cursor_unlink(w, cur);
+			list_add(&cur->mark.node, next);
+			return list_entry(next, struct twheel_entry, node);
+		}
+		cursor_unlink(w, cur);
+		if (++cur->list < twheel_lists(w))
+			list_add(&cur->mark.node, twheel_list(w, cur->list));
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_cursor_next);
+
 /* How many of @left entries to move with @ticks ticks left to do it in. */
 static unsigned long drain_quota(unsigned long left, u64 ticks)
 {

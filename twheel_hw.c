@@ -79,7 +79,11 @@
  * base's lock is held, so lock_callout_base() can find the right lock
  * without one of its own.  The lock is dropped while a callout's function
  * runs.  Two base locks are held together only by the CPU hotplug dead
- * callback, which takes its own CPU's first.
+ * callback, which takes its own CPU's first.  No lock is held for more
+ * than %TWHEEL_BATCH entries of work: the tick's batches, and the walk of
+ * every wheel when a module goes (twheel_engine_cancel_if()), which
+ * leaves a cursor's mark in a wheel's list while the lock is dropped;
+ * readers of the lists skip it (twheel_cursor_start()).
  */
 
 #include <linux/bitfield.h>
@@ -1151,6 +1155,9 @@ static bool copy_callouts(const struct list_head *head,
 		const struct callout *c = container_of(e, struct callout,
 						       entry);
 
+		/* A paused twheel_engine_cancel_if()'s mark. */
+		if (e->slot == TWHEEL_SLOT_IDLE)
+			continue;
 		if (*n == max)
 			return false;
 		info[*n].func = c->func;
@@ -1361,47 +1368,22 @@ void twheel_engine_thaw(void)
 	cpus_read_unlock();
 }
 
-/*
- * Of @base's lists @i up to @end, cancel the handles @match picks, counting
- * them in @n.  Called with @base's lock held and its wheel frozen.
- */
-static void lists_cancel_if(struct twheel_base *base, unsigned int i,
-			    unsigned int end, twheel_match_fn match,
-			    void *data, callout_func_t *first,
-			    unsigned long *n)
-{
-	struct twheel_entry *e, *tmp;
-
-	lockdep_assert_held(&base->lock);
-	WARN_ON_ONCE(!base->frozen);
-	for (; i < end; i++) {
-		list_for_each_entry_safe(e, tmp, twheel_list(&base->wheel, i),
-					 node) {
-			struct callout *c = container_of(e, struct callout,
-							 entry);
-
-			if ((e->owner & CALLOUT_TIMEOUT) || !match(c, data))
-				continue;
-			if (!*first)
-				*first = c->func;
-			cancel_locked(base, c);
-			(*n)++;
-		}
-	}
-}
-
 /**
- * twheel_engine_cancel_if() - cancel the handles that match
+ * twheel_engine_cancel_if() - cancel the callouts that match
  * @match: called for each pending callout, under its base's lock with
  *	interrupts off; true to cancel it.
  * @data: for @match.
  * @first: if it points to %NULL, set to the function of the first callout
  *	cancelled.
  *
- * Callouts that timeout() armed are left to twheel_timeout_cancel_if().
- * The wheels are walked %TWHEEL_BATCH lists at a time, with the lock
- * dropped between; between twheel_engine_freeze() and twheel_engine_thaw(),
- * no entry can move from a list not yet walked to one already walked.
+ * Handles and timeout() callouts alike: a timeout() one is handed back to
+ * the BSD interface, which unhashes and frees it, once the base's lock is
+ * dropped (stripe lock before base lock).  Each wheel is walked with a
+ * cursor, the lock held for %TWHEEL_BATCH entries or lists at a time,
+ * however the entries are spread over the lists; between
+ * twheel_engine_freeze() and twheel_engine_thaw() no wheel advances and no
+ * entry changes CPU, so the walk misses none that was pending when it
+ * began.
  *
  * Context: process context, between twheel_engine_freeze() and
  * twheel_engine_thaw().
@@ -1411,19 +1393,47 @@ unsigned long twheel_engine_cancel_if(twheel_match_fn match, void *data,
 				      callout_func_t *first)
 {
 	unsigned long n = 0;
-	unsigned int cpu, i;
+	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
-		unsigned int lists = twheel_lists(&base->wheel);
+		struct twheel_cursor cur;
+		bool done;
 
-		for (i = 0; i < lists; i += TWHEEL_BATCH) {
-			raw_spin_lock_irq(&base->lock);
-			lists_cancel_if(base, i, min(lists, i + TWHEEL_BATCH),
-					match, data, first, &n);
+		raw_spin_lock_irq(&base->lock);
+		WARN_ON_ONCE(!base->frozen);
+		twheel_cursor_start(&base->wheel, &cur);
+		do {
+			unsigned int budget = TWHEEL_BATCH;
+			struct twheel_entry *e, *tmp;
+			LIST_HEAD(released);
+
+			while ((e = twheel_cursor_next(&base->wheel, &cur,
+						       &budget))) {
+				struct callout *c = container_of(e,
+						struct callout, entry);
+
+				if (!match(c, data))
+					continue;
+				if (!*first)
+					*first = c->func;
+				cancel_locked(base, c);
+				n++;
+				/* Idle now: its links are free to use. */
+				if (e->owner & CALLOUT_TIMEOUT)
+					list_add_tail(&e->node, &released);
+			}
+			done = twheel_cursor_done(&base->wheel, &cur);
 			raw_spin_unlock_irq(&base->lock);
+			list_for_each_entry_safe(e, tmp, &released, node) {
+				list_del_init(&e->node);
+				twheel_release(container_of(e, struct callout,
+							    entry));
+			}
 			cond_resched();
-		}
+			if (!done)
+				raw_spin_lock_irq(&base->lock);
+		} while (!done);
 	}
 	return n;
 }

@@ -123,8 +123,7 @@ unsigned long twheel_forget_module(struct module *mod)
 
 	mutex_lock(&twheel_forget_lock);
 	twheel_engine_freeze();
-	n = twheel_timeout_cancel_if(in_module, mod, &first);
-	n += twheel_engine_cancel_if(in_module, mod, &first);
+	n = twheel_engine_cancel_if(in_module, mod, &first);
 	twheel_engine_thaw();
 	mutex_unlock(&twheel_forget_lock);
 	if (n)

@@ -199,6 +199,17 @@ static inline struct list_head *twheel_list(struct twheel *w, unsigned int i)
 typedef void (*twheel_expire_fn)(struct twheel *w, struct twheel_entry *e,
 				 void *ctx);
 
+/**
+ * struct twheel_cursor - a walk of a wheel's entries that can pause
+ * @list: the list being walked, as twheel_list() numbers them;
+ *	twheel_lists() once the walk is over.
+ * @mark: holds the walk's place in that list (twheel_cursor_start()).
+ */
+struct twheel_cursor {
+	unsigned int list;
+	struct twheel_entry mark;
+};
+
 int twheel_geometry_check(const struct twheel_geometry *geo);
 u64 twheel_span(const struct twheel_geometry *geo);
 int twheel_init(struct twheel *w, const struct twheel_geometry *geo, u64 now);
@@ -216,6 +227,11 @@ int twheel_add(struct twheel *w, struct twheel_entry *e, u64 interval);
 int twheel_add_at(struct twheel *w, struct twheel_entry *e, u64 expires);
 bool twheel_del(struct twheel *w, struct twheel_entry *e);
 u64 twheel_next_work(const struct twheel *w);
+void twheel_cursor_start(struct twheel *w, struct twheel_cursor *cur);
+struct twheel_entry *twheel_cursor_next(struct twheel *w,
+					struct twheel_cursor *cur,
+					unsigned int *budget);
+
 struct twheel_entry *twheel_first(const struct twheel *w);
 bool twheel_advance_batch(struct twheel *w, u64 to, twheel_expire_fn fn,
 			  void *ctx, unsigned int budget);
@@ -268,6 +284,20 @@ static inline u64 twheel_next_hint(const struct twheel *w)
 	if (w->open)
 		return w->now;
 	return w->count ? w->next : U64_MAX;
+}
+
+/**
+ * twheel_cursor_done() - has a walk given every entry?
+ * @w: the wheel.
+ * @cur: the cursor.
+ *
+ * Return: true once twheel_cursor_next() has passed the last list; the
+ * mark is then out of the wheel, and @cur may go.
+ */
+static inline bool twheel_cursor_done(const struct twheel *w,
+				      const struct twheel_cursor *cur)
+{
+	return cur->list >= twheel_lists(w);
 }
 
 #endif /* _TWHEEL_CORE_H */

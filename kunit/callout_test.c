@@ -35,6 +35,7 @@
 #include "twheel_compat.h"
 #include "twheel_internal.h"
 #include "test_util.h"
+#include "watch.h"
 
 /*
  * Of two pending duplicates, untimeout() cancels the most recently armed,
@@ -502,6 +503,126 @@ static void forget_module_cancels_its_callouts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twheel_forget_module(THIS_MODULE), 0);
 }
 
+/*
+ * What is pending, in numbers, when a module twheel_forget_module()s; and
+ * the callouts whose arming, timed, gives the bound's unit.
+ */
+#define NFORGET		500000
+#define NCALIBRATE	4000
+
+struct forget_load {
+	bool timeouts;
+	const char *desc;
+};
+
+static const struct forget_load forget_loads[] = {
+	{ false, "5 x 10^5 handles" },
+	{ true, "5 x 10^5 timeout() duplicates of one key" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(forget_load, forget_loads, desc);
+
+/*
+ * twheel_forget_module() of a module that owns none of 5 x 10^5 far
+ * callouts on this CPU, as when any unrelated module unloads or fails to
+ * load (the module notifier does nothing else): with a watch on this CPU
+ * measuring the longest stretch of interrupts off, the sweep stays within
+ * the bound of the burst case (watch_bound(), its unit timed on
+ * setcallout()), since it walks the wheel WATCH_BATCH entries at a time
+ * whatever lists they are on.  The module stands in as a zeroed &struct
+ * module, which holds no address.  Then the same call for this module,
+ * whose function they all have, cancels every one (timeout()'s entries
+ * freed), within the same bound.  A sweep that held the lock for a whole
+ * list, or a whole key's duplicates, took twice the bound or more.
+ */
+static void forget_module_bounds_irqs_off(struct kunit *test)
+{
+	const struct forget_load *load = test->param_value;
+	struct module *other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
+	atomic_t *fired = kunit_kzalloc(test, sizeof(*fired), GFP_KERNEL);
+	unsigned int here = raw_smp_processor_id(), there;
+	struct watch *wd = kunit_kcalloc(test, 2, sizeof(*wd), GFP_KERNEL);
+	struct callout *c = NULL, *cal;
+	s64 quiet, worst[2], control;
+	u64 t0, armed, batch_ns, bound;
+	unsigned long n;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	KUNIT_ASSERT_NOT_NULL(test, fired);
+	KUNIT_ASSERT_NOT_NULL(test, wd);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current,
+						   cpumask_of(here)), 0);
+	there = cpumask_any_but(cpu_online_mask, here);
+	watch_init(&wd[0]);
+	watch_init(&wd[1]);
+	cal = kunit_kcalloc(test, NCALIBRATE, sizeof(*cal), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cal);
+	for (i = 0; i < NCALIBRATE; i++)
+		callout_init(&cal[i]);
+	t0 = ktime_get_ns();
+	for (i = 0; i < NCALIBRATE; i++)
+		setcallout(&cal[i], count_fn, fired, FAR_TICKS);
+	batch_ns = div_u64((ktime_get_ns() - t0) * WATCH_BATCH, NCALIBRATE);
+	for (i = 0; i < NCALIBRATE; i++)
+		KUNIT_ASSERT_EQ(test, unsetcallout(&cal[i]), 1);
+	if (!load->timeouts) {
+		c = vcalloc(NFORGET, sizeof(*c));
+		KUNIT_ASSERT_NOT_NULL(test, c);
+		for (i = 0; i < NFORGET; i++)
+			callout_init(&c[i]);
+	}
+
+	/* The watch alone first: what this machine does with nothing due. */
+	watch_start(&wd[0]);
+	spin_ns(100 * NSEC_PER_MSEC);
+	quiet = watch_stop(&wd[0]);
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < NFORGET; i++) {
+		int ret = load->timeouts ?
+			  timeout(count_fn, fired, FAR_TICKS) :
+			  setcallout(&c[i], count_fn, fired, FAR_TICKS);
+
+		if (ret) {
+			KUNIT_FAIL(test, "arming %d returned %d", i, ret);
+			break;
+		}
+	}
+	armed = ktime_get_ns() - t0;
+
+	if (there < nr_cpu_ids)
+		smp_call_function_single(there, watch_start_here, &wd[1], 1);
+	watch_start(&wd[0]);
+	t0 = ktime_get_ns();
+	n = twheel_forget_module(other);
+	t0 = ktime_get_ns() - t0;
+	worst[0] = watch_stop(&wd[0]);
+
+	/* Now this module's: every one of them goes. */
+	watch_start(&wd[0]);
+	KUNIT_EXPECT_EQ(test, twheel_forget_module(THIS_MODULE), i);
+	worst[1] = watch_stop(&wd[0]);
+	control = watch_stop(&wd[1]);
+	vfree(c);
+
+	bound = watch_bound(batch_ns, max(quiet, control));
+	kunit_info(test, "armed %d in %llu ms (%d handles: %llu us); the sweep for another module took %llu ms; longest delay of the watch: %lld us alone, %lld us on CPU %u, %lld us and %lld us in the two sweeps; bound %llu us\n",
+		   i, armed / NSEC_PER_MSEC, WATCH_BATCH, batch_ns / 1000,
+		   t0 / NSEC_PER_MSEC,
+		   quiet / 1000, control / 1000, there, worst[0] / 1000,
+		   worst[1] / 1000, bound / 1000);
+	KUNIT_EXPECT_EQ(test, n, 0);
+	KUNIT_EXPECT_EQ(test, untimeout(count_fn, fired), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(fired), 0);
+	KUNIT_EXPECT_LE_MSG(test, worst[0], (s64)bound,
+			    "interrupts held off %lld ns by another module's sweep, bound %llu ns",
+			    worst[0], bound);
+	KUNIT_EXPECT_LE_MSG(test, worst[1], (s64)bound,
+			    "interrupts held off %lld ns by this module's sweep, bound %llu ns",
+			    worst[1], bound);
+}
+
 struct sync_waiter {
 	struct callout c;
 	struct task_struct *waiter;
@@ -590,6 +711,8 @@ static struct kunit_case twheel_safety_cases[] = {
 	KUNIT_CASE(callout_init_pending_changes_nothing),
 	KUNIT_CASE(kfree_pending_callout_is_caught),
 	KUNIT_CASE(forget_module_cancels_its_callouts),
+	TWHEEL_CASE_PARAM_SLOW(forget_module_bounds_irqs_off,
+			       forget_load_gen_params),
 	KUNIT_CASE(unsetcallout_sync_sleeps_while_function_runs),
 	{}
 };

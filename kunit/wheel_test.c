@@ -990,6 +990,176 @@ static void twheel_first_empties_wheel(struct kunit *test)
 	twheel_destroy(w);
 }
 
+/* The entries of the cursor case, and how often each fired. */
+#define CUR_N		120
+#define CUR_EXTRA	40
+
+struct cur_ctx {
+	struct twheel_entry e[CUR_N + CUR_EXTRA];
+	unsigned int given[CUR_N + CUR_EXTRA];
+	unsigned int fired[CUR_N + CUR_EXTRA];
+	bool gone[CUR_N + CUR_EXTRA];	/* deleted while the walk paused */
+};
+
+static void cur_expiry(struct twheel *w, struct twheel_entry *e, void *ctx)
+{
+	struct cur_ctx *c = ctx;
+
+	c->fired[e - c->e]++;
+}
+
+/* Every node on the wheel's lists, the mark's included. */
+static unsigned long cur_nodes(struct twheel *w, const struct list_head *mark,
+			       bool *mark_seen)
+{
+	unsigned long n = 0;
+	unsigned int i;
+	struct list_head *pos;
+
+	for (i = 0; i < twheel_lists(w); i++) {
+		list_for_each(pos, twheel_list(w, i)) {
+			n++;
+			*mark_seen |= pos == mark;
+		}
+	}
+	return n;
+}
+
+/*
+ * A cursor walk that pauses after every few entries, halfway through a
+ * tick (due, drains and Scheme 6's put-back entries all in use): while it
+ * pauses, entries are deleted and added, and it deletes some of those it
+ * is given.  Every entry pending throughout is given once, none twice;
+ * the mark leaves the wheel when the walk ends; the wheel then runs every
+ * entry still pending once.
+ */
+static void twheel_cursor_walks_every_entry(struct kunit *test)
+{
+	const struct wt_geometry *p = test->param_value;
+	struct twheel *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct cur_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct twheel_cursor cur;
+	struct twheel_entry *e;
+	unsigned int i, gone = 0, added = 0, round = 0, budget;
+	bool mark_seen = false;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_EQ(test, twheel_init(w, &p->geo, 0), 0);
+	for (i = 0; i < CUR_N + CUR_EXTRA; i++)
+		twheel_entry_init(&c->e[i]);
+	/* Many due on tick 40 (some of them a rotation later), the rest spread. */
+	for (i = 0; i < CUR_N; i++) {
+		u64 at = i % 3 ? 1 + (u64)i * i * 7 : 40 + (i % 2) * 16;
+
+		KUNIT_ASSERT_EQ(test, twheel_add_at(w, &c->e[i], at), 0);
+	}
+	/* Leave tick 40 half done. */
+	twheel_advance(w, 39, cur_expiry, c);
+	twheel_advance_batch(w, 40, cur_expiry, c, 2);
+
+	twheel_cursor_start(w, &cur);
+	while (!twheel_cursor_done(w, &cur)) {
+		budget = 3;
+		while ((e = twheel_cursor_next(w, &cur, &budget))) {
+			i = e - c->e;
+			KUNIT_ASSERT_LT(test, i, CUR_N + CUR_EXTRA);
+			KUNIT_EXPECT_TRUE(test, twheel_entry_pending(e));
+			c->given[i]++;
+			if (i % 5 == 0)
+				KUNIT_EXPECT_TRUE(test, twheel_del(w, e));
+		}
+		/* Paused: delete an entry, perhaps one not walked yet ... */
+		i = (round * 37) % CUR_N;
+		if (twheel_entry_pending(&c->e[i]) && !c->given[i] &&
+		    twheel_del(w, &c->e[i])) {
+			c->gone[i] = true;
+			gone++;
+		}
+		/* ... and add one, perhaps behind the mark. */
+		if (added < CUR_EXTRA)
+			KUNIT_ASSERT_EQ(test,
+					twheel_add_at(w, &c->e[CUR_N + added++],
+						      w->now + 1 + round % 50),
+					0);
+		round++;
+	}
+	KUNIT_EXPECT_EQ(test, cur_nodes(w, &cur.mark.node, &mark_seen),
+			w->count);
+	KUNIT_EXPECT_FALSE(test, mark_seen);
+	for (i = 0; i < CUR_N + CUR_EXTRA; i++) {
+		KUNIT_EXPECT_LE_MSG(test, c->given[i], 1U, "entry %u", i);
+		if (i < CUR_N && !c->gone[i] && !c->fired[i])
+			KUNIT_EXPECT_EQ_MSG(test, c->given[i], 1U,
+					    "entry %u, pending throughout", i);
+	}
+	KUNIT_EXPECT_GT(test, gone, 0U);
+
+	/* The wheel is whole: what is pending runs once. */
+	twheel_advance(w, 1 + (u64)CUR_N * CUR_N * 7, cur_expiry, c);
+	KUNIT_EXPECT_EQ(test, w->count, 0UL);
+	for (i = 0; i < CUR_N + CUR_EXTRA; i++) {
+		bool deleted = c->gone[i] || (c->given[i] && i % 5 == 0);
+
+		if (i < CUR_N + added)
+			KUNIT_EXPECT_EQ_MSG(test, c->fired[i], deleted ? 0U : 1U,
+					    "entry %u", i);
+	}
+	twheel_destroy(w);
+}
+
+/*
+ * Scheme 6 half way through a slot keeps the last entry it put back in the
+ * slot (park); a walk paused just before that entry, which is then
+ * stopped, must leave the wheel putting entries back in the slot, not
+ * after its mark: the entry of a later rotation still to be put back runs
+ * on its own tick.
+ */
+static void twheel_cursor_pause_before_parked_entry(struct kunit *test)
+{
+	static const struct twheel_geometry geo = TWHEEL_GEOMETRY6(16);
+	struct twheel *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct cur_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	/* In one slot: two of later rotations, then two due on tick 40. */
+	static const u64 at[] = { 56, 72, 40, 40 };
+	struct twheel_cursor cur;
+	unsigned int i, budget;
+	bool before = false;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_EQ(test, twheel_init(w, &geo, 0), 0);
+	for (i = 0; i < ARRAY_SIZE(at); i++) {
+		twheel_entry_init(&c->e[i]);
+		KUNIT_ASSERT_EQ(test, twheel_add_at(w, &c->e[i], at[i]), 0);
+	}
+	/* Tick 40 open: e[0] put back in its slot, the rest still due. */
+	twheel_advance(w, 39, cur_expiry, c);
+	twheel_advance_batch(w, 40, cur_expiry, c, 1);
+	KUNIT_ASSERT_TRUE(test, w->open);
+	KUNIT_ASSERT_PTR_EQ(test, w->park, &c->e[0].node);
+
+	/* One step at a time, until the mark stands just before e[0]. */
+	twheel_cursor_start(w, &cur);
+	while (!twheel_cursor_done(w, &cur)) {
+		if (cur.mark.node.next == &c->e[0].node) {
+			before = true;
+			KUNIT_EXPECT_TRUE(test, twheel_del(w, &c->e[0]));
+		}
+		budget = 1;
+		twheel_cursor_next(w, &cur, &budget);
+	}
+	KUNIT_ASSERT_TRUE(test, before);
+
+	twheel_advance(w, 80, cur_expiry, c);
+	KUNIT_EXPECT_EQ(test, c->fired[0], 0U);
+	KUNIT_EXPECT_EQ(test, c->fired[1], 1U);
+	KUNIT_EXPECT_EQ(test, c->fired[2], 1U);
+	KUNIT_EXPECT_EQ(test, c->fired[3], 1U);
+	KUNIT_EXPECT_EQ(test, w->count, 0UL);
+	twheel_destroy(w);
+}
+
 static struct kunit_case twheel_wheel_cases[] = {
 	TWHEEL_CASE_PARAM_SLOW(twheel_advance_sweep, sweep_gen_params),
 	TWHEEL_CASE_PARAM_SLOW(twheel_advance_random, random_gen_params),
@@ -1002,6 +1172,8 @@ static struct kunit_case twheel_wheel_cases[] = {
 	KUNIT_CASE_PARAM(twheel_first_empties_wheel, wheel_gen_params),
 	KUNIT_CASE_PARAM(twheel_forward_empty_wheel, wheel_gen_params),
 	KUNIT_CASE_PARAM(twheel_abandon_forgets_entries, wheel_gen_params),
+	KUNIT_CASE_PARAM(twheel_cursor_walks_every_entry, wheel_gen_params),
+	KUNIT_CASE(twheel_cursor_pause_before_parked_entry),
 	TWHEEL_CASE_PARAM_SLOW(twheel_add_million, million_gen_params),
 	{}
 };

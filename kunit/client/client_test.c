@@ -76,6 +76,8 @@
 #include <twheel.h>
 #include <twheel_compat.h>	/* KUnit shims only */
 
+#include "../watch.h"		/* test scaffolding, no twheel call */
+
 #define LATE_NS		(20ULL * NSEC_PER_SEC)	/* latest a callout may run */
 #define HOLD_NS		(300ULL * NSEC_PER_MSEC) /* a held function's run */
 #define SAFETY_NS	(5ULL * NSEC_PER_SEC)	/* most a held run waits */
@@ -91,22 +93,9 @@
 #define NOFFLINE	200	/* callouts on a CPU taken offline */
 #define NBURST		400000	/* callouts due on one tick */
 #define BURST_AHEAD_NS	(10ULL * NSEC_PER_SEC)	/* how far ahead that tick is */
-/*
- * The watch's period.  Under QEMU TCG with KASAN and lockdep one fire of a
- * hard hrtimer costs some 300 us, so a shorter period would keep the CPU
- * in interrupts and slow all else tenfold; a stretch of interrupts off is
- * still seen to within a period.
- */
-#define WATCH_NS	(1ULL * NSEC_PER_MSEC)
 #define QUIET_NS	(500ULL * NSEC_PER_MSEC) /* the watch alone, first */
 #define NCALIBRATE	4000	/* callouts whose arming is timed first */
 #define LEAD_NS		(2ULL * NSEC_PER_SEC)	/* the tick, after arming */
-/*
- * The most callouts twheel's tick moves or expires with interrupts off
- * before it lets them in again (TWHEEL_BATCH inside twheel, documented in
- * the README): the unit of the burst case's bound.
- */
-#define TICK_BATCH	256
 
 /* Which function ran: probe_fn(), alt_fn() or one of the own functions. */
 enum probe_fn_id { RAN_NONE, RAN_PROBE, RAN_ALT, RAN_OWN };
@@ -472,19 +461,6 @@ struct burst {
 
 /* What the burst's functions saw, over all of them. */
 static atomic_t burst_ran, burst_early;
-
-/*
- * A pinned hard hrtimer that fires every WATCH_NS and keeps the longest
- * delay between when it should have fired and when it did: the longest
- * stretch its CPU spent with interrupts off (or away from the guest).
- */
-struct watch {
-	struct hrtimer t;
-	s64 worst_ns;
-	ktime_t worst_at;	/* when the longest delay ended */
-	u64 fires;
-	bool stop;
-};
 
 /*
  * The hotplug case's books of one handle, or of one timeout() argument.
@@ -1357,47 +1333,6 @@ static void burst_fn(void *arg)
 	atomic_inc_return_release(&burst_ran);
 }
 
-static enum hrtimer_restart watch_fn(struct hrtimer *t)
-{
-	struct watch *wd = container_of(t, struct watch, t);
-	ktime_t now = ktime_get();
-	s64 late = ktime_to_ns(ktime_sub(now, hrtimer_get_expires(t)));
-
-	if (late > wd->worst_ns) {
-		wd->worst_ns = late;
-		wd->worst_at = now;
-	}
-	wd->fires++;
-	if (READ_ONCE(wd->stop))
-		return HRTIMER_NORESTART;
-	hrtimer_forward_now(t, ns_to_ktime(WATCH_NS));
-	return HRTIMER_RESTART;
-}
-
-/* Start the watch on this CPU (the case thread's, pinned). */
-static void watch_start(struct watch *wd)
-{
-	wd->worst_ns = 0;
-	wd->fires = 0;
-	WRITE_ONCE(wd->stop, false);
-	hrtimer_start(&wd->t, ns_to_ktime(WATCH_NS),
-		      HRTIMER_MODE_REL_PINNED_HARD);
-}
-
-/* watch_start() on the CPU this IPI runs on. */
-static void watch_start_here(void *wd)
-{
-	watch_start(wd);
-}
-
-/* Stop the watch: the longest delay it saw, in ns. */
-static s64 watch_stop(struct watch *wd)
-{
-	WRITE_ONCE(wd->stop, true);
-	hrtimer_cancel(&wd->t);		/* waits for a callback under way */
-	return wd->worst_ns;
-}
-
 /*
  * 400,000 callouts armed on one CPU, all due on one tick 10 s ahead (more
  * if arming them takes longer here), while a pinned hard hrtimer on that
@@ -1458,7 +1393,7 @@ static void setcallout_burst_on_one_tick_bounds_irqs_off(struct kunit *test)
 	}
 	armed_end = ktime_get_ns();
 	armed = armed_end - armed;
-	batch_ns = div_u64(armed * TICK_BATCH, NBURST);
+	batch_ns = div_u64(armed * WATCH_BATCH, NBURST);
 	if (ktime_get_ns() + LEAD_NS / 2 > due * tick)
 		kunit_info(test, "arming took %llu ns, not %llu: the watch may have missed some of the work\n",
 			   armed, guess);
@@ -1475,25 +1410,18 @@ static void setcallout_burst_on_one_tick_bounds_irqs_off(struct kunit *test)
 	control = watch_stop(&ctx->control);
 
 	/*
-	 * The bound.  twheel's tick moves or runs at most TICK_BATCH entries
-	 * with interrupts off before it lets them in, and moving or
-	 * expiring an entry costs no more than arming one with setcallout()
-	 * (a lock round trip, a list insertion and a bitmap update), so one
-	 * stretch should cost about what arming TICK_BATCH callouts did here,
-	 * on this machine, under the same emulation and debug options.  16
-	 * times that allows for the tick's own work around a batch (reading
-	 * the clock, re-arming its hrtimer, counters) and for cold caches.
-	 * What has nothing to do with twheel is allowed for by 20 ms and the
-	 * longest delay seen by the same watch alone before, or at the same
-	 * time on the other CPU, where nothing is armed: a host that
-	 * deschedules the guest or stops it to flush emulated code, the
-	 * emulated console.  The old cascade moved all 400,000 in one
-	 * stretch, some 1500 batches, and exceeded this several times over.
+	 * The bound (watch_bound()).  twheel's tick moves or runs at most
+	 * WATCH_BATCH entries with interrupts off before it lets them in,
+	 * and moving or expiring an entry costs no more than arming one with
+	 * setcallout() (a lock round trip, a list insertion and a bitmap
+	 * update).  The quiet allowance is the longer of the watch alone
+	 * before and the watch on the other CPU, where nothing is armed.
+	 * The old cascade moved all 400,000 in one stretch, some 1500
+	 * batches, and exceeded this several times over.
 	 */
-	bound = 16 * batch_ns + 20 * NSEC_PER_MSEC +
-		max3(quiet, control, (s64)0);
+	bound = watch_bound(batch_ns, max(quiet, control));
 	kunit_info(test, "armed %d in %llu ns (%d: %llu ns), the tick %lld ns later\n",
-		   NBURST, armed, TICK_BATCH, batch_ns,
+		   NBURST, armed, WATCH_BATCH, batch_ns,
 		   (s64)(due * tick - armed_end));
 	kunit_info(test, "longest delay of the watch: %lld ns alone, %lld ns on the other CPU, %lld ns in %llu fires with the burst (%lld ns after the tick); bound %llu ns\n",
 		   quiet, control, worst, ctx->watch.fires,
@@ -3179,12 +3107,8 @@ static int client_init(struct kunit *test)
 	callout_init(&ctx->slow.c);
 	hrtimer_init(&ctx->hc.t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 	ctx->hc.t.function = hardirq_call_fn;
-	hrtimer_init(&ctx->watch.t, CLOCK_MONOTONIC,
-		     HRTIMER_MODE_REL_PINNED_HARD);
-	ctx->watch.t.function = watch_fn;
-	hrtimer_init(&ctx->control.t, CLOCK_MONOTONIC,
-		     HRTIMER_MODE_REL_PINNED_HARD);
-	ctx->control.t.function = watch_fn;
+	watch_init(&ctx->watch);
+	watch_init(&ctx->control);
 	ctx->cpu_a = cpumask_first(cpu_online_mask);
 	ctx->cpu_b = cpumask_next(ctx->cpu_a, cpu_online_mask);
 	if (ctx->cpu_b >= nr_cpu_ids)
