@@ -26,22 +26,25 @@
  *             [f, a]
  *
  * A chain is protected by one of %TWHEEL_HASH_LOCKS striped locks, chosen
- * by the low bits of the hash, so that a bucket and its two halves in a
- * table twice the size share a lock.  The hash mixes func and arg with two
- * multiplications (hash_64()); it is computed once per call, and again
- * only when the entry is released or its key moved.
+ * by the low bits of the hash, so that a bucket and the buckets it splits
+ * into in a larger table share a lock.  The hash mixes func and arg with two
+ * multiplications and a fold (hash_key()); it is computed once per call,
+ * and again only when the entry is released or its key moved.
  *
  * The table grows, never shrinks, and it counts keys, not entries:
  * duplicates make no chain longer, so they do not make it grow.  Each
  * stripe counts the keys in its chains, under its lock.  When a stripe's
  * count rises past twice its share of the buckets, and again each time its
  * count doubles from there, it asks a work item to grow the table; the
- * work sums the stripes, and if the keys hashed exceed twice the buckets,
- * builds a table twice the size and moves the keys over, each with its
- * duplicates, one bucket at a time, each under its stripe lock, marking
- * the old bucket moved; callers that find their old bucket moved use the
- * new table.  Then the new table is published and, after an RCU grace
- * period, the old one is freed.  Readers hold a stripe lock with
+ * work sums the stripes, and while the keys hashed exceed twice the
+ * buckets, builds a table with a bucket for each key (a power of two, at
+ * least twice the size) and moves the keys over, each with its
+ * duplicates, one old bucket at a time, each under its stripe lock,
+ * marking the old bucket moved; callers that find their old bucket moved
+ * use the new table.  Then the new table is published and, after an RCU
+ * grace period, the old one is freed.  A request made while the work is
+ * queued is lost, but the work sizes the table for every key hashed when
+ * it runs, and looks again once it has grown.  Readers hold a stripe lock with
  * interrupts off, which is an RCU read-side section.  A table whose load
  * passes the limit without any stripe crossing its share, or doubling,
  * afterwards stays as it is until one does: its chains are then near two
@@ -104,7 +107,7 @@
 #define TWHEEL_HASH_MAX_BITS	24
 
 /*
- * A bucket and both halves it splits into share a stripe lock only while
+ * A bucket and the buckets it splits into share a stripe lock only while
  * the lock bits are bits of every table's index; and an index is a u32
  * hash's low bits.
  */
@@ -204,10 +207,18 @@ static DEFINE_MUTEX(twheel_grow_mutex);
 static void twheel_htab_grow(struct work_struct *work);
 static DECLARE_WORK(twheel_grow_work, twheel_htab_grow);
 
+/*
+ * The bucket and stripe of a key are the low bits of this.  hash_64()
+ * alone leaves those bits uneven for arguments that are an array's
+ * consecutive elements, a common case: folding the product's high half
+ * into its low before taking the high 32 bits evens them out.
+ */
 static u32 hash_key(callout_func_t func, void *arg)
 {
-	return hash_64((unsigned long)arg ^
-		       hash_64((unsigned long)func, 32), 32);
+	u64 x = ((unsigned long)arg ^ hash_64((unsigned long)func, 32)) *
+		GOLDEN_RATIO_64;
+
+	return (x ^ (x >> 29)) >> 32;
 }
 
 static struct twheel_stripe *stripe(u32 hash)
@@ -498,22 +509,14 @@ static unsigned long keys_sum(void)
 	return n;
 }
 
-/* Grow the table to twice its size; see the DOC block. */
-static void twheel_htab_grow(struct work_struct *work)
+/*
+ * Move every chain of @old, the published table, into @new, a larger one,
+ * and publish @new; see the DOC block.  The growth mutex is held.
+ */
+static void htab_move(struct twheel_htab *old, struct twheel_htab *new)
 {
-	struct twheel_htab *old, *new;
 	unsigned long flags;
 	u32 b;
-
-	mutex_lock(&twheel_grow_mutex);
-	old = rcu_dereference_protected(twheel_htab,
-					lockdep_is_held(&twheel_grow_mutex));
-	if (old->bits >= TWHEEL_HASH_MAX_BITS ||
-	    keys_sum() <= 2 * BIT(old->bits))
-		goto out;
-	new = htab_alloc(old->bits + 1);
-	if (!new)
-		goto out;
 
 	/* Readers only look at ->next after seeing a moved bit. */
 	WRITE_ONCE(old->next, new);
@@ -522,9 +525,9 @@ static void twheel_htab_grow(struct work_struct *work)
 		struct twheel_timeout *t, *next;
 
 		/*
-		 * Bucket b splits into new buckets b and b + 2^bits, on the
-		 * hash's next bit; each key goes with its older entries, and
-		 * the order of a chain's keys does not matter.
+		 * Bucket b's keys go to the new buckets whose low bits are
+		 * b, all under b's stripe lock; each key goes with its older
+		 * entries, and the order of a chain's keys does not matter.
 		 */
 		raw_spin_lock_irqsave(lock, flags);
 		for (t = old->bucket[b]; t; t = next) {
@@ -544,7 +547,30 @@ static void twheel_htab_grow(struct work_struct *work)
 	rcu_assign_pointer(twheel_htab, new);
 	synchronize_rcu();
 	htab_free(old);
-out:
+}
+
+/*
+ * Grow the table until it holds no more than two keys a bucket, each time
+ * to a bucket for every key hashed: one run catches up with any burst,
+ * whatever requests were lost while the work was queued or running.
+ */
+static void twheel_htab_grow(struct work_struct *work)
+{
+	struct twheel_htab *t, *new;
+	unsigned long keys;
+
+	mutex_lock(&twheel_grow_mutex);
+	t = rcu_dereference_protected(twheel_htab,
+				      lockdep_is_held(&twheel_grow_mutex));
+	while (t->bits < TWHEEL_HASH_MAX_BITS &&
+	       (keys = keys_sum()) > 2 * BIT(t->bits)) {
+		new = htab_alloc(clamp_t(unsigned int, order_base_2(keys),
+					 t->bits + 1, TWHEEL_HASH_MAX_BITS));
+		if (!new)
+			break;
+		htab_move(t, new);
+		t = new;
+	}
 	mutex_unlock(&twheel_grow_mutex);
 }
 

@@ -19,6 +19,7 @@
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/umh.h>
+#include <linux/vmalloc.h>
 
 #include "twheel.h"
 #include "twheel_compat.h"
@@ -125,6 +126,47 @@ static void timeout_duplicates_do_not_grow_table(struct kunit *test)
 			    "%u duplicates of one key grew the table", n);
 	KUNIT_EXPECT_EQ(test, untimeout_all(count_fn, dup), n);
 	KUNIT_EXPECT_EQ(test, atomic_read(dup), 0);
+}
+
+/* Distinct keys armed in one burst. */
+#define NKEYS	BIT(18)
+
+/*
+ * 2^18 distinct keys armed from one CPU with preemption off, so that the
+ * growth work, queued there, cannot run before the burst is over, and
+ * every request for growth but the first is made while it is queued: once
+ * it has run, the table has a bucket for every two keys at least, and no
+ * chain is longer than a small constant.  A work that grew the table one
+ * step per run would leave chains of some 128 keys, walked with interrupts
+ * off by every timeout() and untimeout() of those keys.
+ */
+static void timeout_burst_of_keys_sizes_table(struct kunit *test)
+{
+	atomic_t *a = vcalloc(NKEYS, sizeof(*a));
+	unsigned int i, failed = 0, left = 0, bits;
+	unsigned long longest;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	preempt_disable();
+	for (i = 0; i < NKEYS; i++)
+		failed += timeout(count_fn, &a[i], FAR_TICKS) != 0;
+	preempt_enable();
+	/* The growth asked for meanwhile has finished. */
+	twheel_hash_flush();
+	twheel_hash_read(&bits, &longest);
+	for (i = 0; i < NKEYS; i++)
+		left += untimeout(count_fn, &a[i]) != 1;
+	vfree(a);
+
+	kunit_info(test, "%lu keys: %lu buckets, longest chain %lu\n",
+		   NKEYS, BIT(bits), longest);
+	KUNIT_EXPECT_EQ(test, failed, 0);
+	KUNIT_EXPECT_EQ(test, left, 0);
+	KUNIT_EXPECT_GE_MSG(test, BIT(bits), NKEYS / 2,
+			    "%lu buckets for %lu keys", BIT(bits), NKEYS);
+	KUNIT_EXPECT_LE_MSG(test, longest, 16UL,
+			    "a chain of %lu keys in %lu buckets", longest,
+			    BIT(bits));
 }
 
 #define DUPS	5
@@ -482,6 +524,8 @@ static struct kunit_case twheel_timeout_cases[] = {
 	KUNIT_CASE(timeout_alloc_failure_returns_enomem),
 	KUNIT_CASE(timeout_refill_failure_falls_back),
 	KUNIT_CASE(timeout_cancel_if_matches_func),
+	/* Last: the table it leaves makes the growth cases above slow. */
+	KUNIT_CASE_SLOW(timeout_burst_of_keys_sizes_table),
 	{}
 };
 
