@@ -615,7 +615,7 @@ int timeout(callout_func_t func, void *arg, unsigned long ticks)
 		local_irq_restore(flags);
 		return -ENOMEM;
 	}
-	__callout_init(&t->c, "timeout", &twheel_timeout_key);
+	twheel_init_timeout(&t->c, "timeout", &twheel_timeout_key);
 	/* The key must be in place before the entry is hashed. */
 	t->c.func = func;
 	t->c.arg = arg;

@@ -102,6 +102,7 @@
 #include <linux/sched/clock.h>
 #include <linux/sched/task_stack.h>
 #include <linux/spinlock.h>
+#include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <kunit/visibility.h>
 
@@ -615,73 +616,63 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 }
 
 /*
- * Is @c, an initialised handle, on its base's wheel?  Its slot alone would
- * say so for a handle; but callout_init() asks this of memory that may
- * never have held one, so the slot is only trusted once @c has been found
- * on the list it names, without following any pointer in @c.
+ * Is @c on its base's wheel?  callout_init() asks this of memory that may
+ * never have held a handle, so what @c says is trusted only once checked
+ * under the base's lock: its owner names the base, its slot one of the
+ * wheel's, and its links are those of a list member, each neighbour
+ * pointing back at it.  The neighbours are read with
+ * copy_from_kernel_nofault(), as they may be stray pointers.  O(1): no
+ * list is walked.
+ *
+ * A CPU going down moves its handles to another base under both locks
+ * (twheel_cpu_dead()); an owner that changed while this waited for the
+ * old base's lock is looked up again, as lock_callout_base() does.
  */
 static bool callout_linked(struct callout *c)
 {
-	u32 slot, owner = READ_ONCE(c->entry.owner);
+	struct list_head *node = &c->entry.node;
+	struct list_head *next, *prev, *back;
 	struct twheel_base *base;
-	struct twheel_entry *e;
 	unsigned long flags;
-	bool found = false;
+	bool linked;
+	u32 owner;
 
-	/*
-	 * Not lock_callout_base(): in stray memory, the moving flag would
-	 * never clear.  A handle really moving is being armed, which must
-	 * not race with callout_init() anyway.
-	 */
-	if (owner & CALLOUT_MIGRATING)
-		return false;
-	base = per_cpu_ptr(twheel_bases, FIELD_GET(CALLOUT_CPU, owner));
-	raw_spin_lock_irqsave(&base->lock, flags);
-	slot = READ_ONCE(c->entry.slot);
-	if (READ_ONCE(c->entry.owner) == owner &&
-	    slot < base->wheel.nslots) {
+	for (;;) {
+		owner = READ_ONCE(c->entry.owner);
 		/*
-		 * An entry waiting on a list taken out of its slot (due,
-		 * drain) still names the slot: look there too.
+		 * Not lock_callout_base(): in stray memory, the moving flag
+		 * would never clear.  A handle really moving is being armed,
+		 * which must not race with callout_init() anyway.
 		 */
-		unsigned int i;
-
-		for (i = 0; !found && i < twheel_lists(&base->wheel); i++) {
-			struct list_head *head = twheel_list(&base->wheel, i);
-
-			if (i >= base->wheel.geo.levels &&
-			    head != &base->wheel.slot[slot])
-				continue;
-			list_for_each_entry(e, head, node) {
-				if (e == &c->entry) {
-					found = true;
-					break;
-				}
-			}
-		}
+		if ((owner & CALLOUT_MIGRATING) ||
+		    FIELD_GET(CALLOUT_CPU, owner) >= nr_cpu_ids)
+			return false;
+		base = per_cpu_ptr(twheel_bases, FIELD_GET(CALLOUT_CPU, owner));
+		raw_spin_lock_irqsave(&base->lock, flags);
+		if (READ_ONCE(c->entry.owner) == owner)
+			break;
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		cpu_relax();
 	}
+	next = READ_ONCE(node->next);
+	prev = READ_ONCE(node->prev);
+	linked = READ_ONCE(c->entry.slot) < base->wheel.nslots &&
+		 next != node &&
+		 !copy_from_kernel_nofault(&back, &next->prev, sizeof(back)) &&
+		 back == node &&
+		 !copy_from_kernel_nofault(&back, &prev->next, sizeof(back)) &&
+		 back == node;
 	raw_spin_unlock_irqrestore(&base->lock, flags);
-	return found;
+	return linked;
 }
 
-/*
- * callout_init() and callout_init_lock(): set up @c with the owner bits
- * @flags, unless @c is pending, which is reported once (naming the caller
- * at @ip) and left as it is.  False in that case.
- */
-static bool callout_setup(struct callout *c, u32 flags, const char *name,
-			  struct lock_class_key *key, unsigned long ip)
+/* Set up @c, known not to be pending, with the owner bits @flags. */
+static void callout_setup(struct callout *c, u32 flags, const char *name,
+			  struct lock_class_key *key)
 {
 	u32 owner = FIELD_PREP(CALLOUT_MAGIC, CALLOUT_MAGIC_VALUE) |
 		    FIELD_PREP(CALLOUT_CPU, raw_smp_processor_id()) | flags;
 
-	if (callout_valid(c) &&
-	    READ_ONCE(c->entry.slot) != TWHEEL_SLOT_IDLE &&
-	    callout_linked(c)) {
-		pr_warn_once("twheel: callout_init() of pending callout %p (%ps) by %pS: ignored\n",
-			     c, READ_ONCE(c->func), (void *)ip);
-		return false;
-	}
 	twheel_entry_init(&c->entry);
 	if (IS_ENABLED(CONFIG_DEBUG_OBJECTS_TIMERS) &&
 	    !object_is_on_stack(c)) {
@@ -693,6 +684,23 @@ static bool callout_setup(struct callout *c, u32 flags, const char *name,
 	c->arg = NULL;
 	lockdep_init_map(&c->lockdep_map, name, key, 0);
 	trace_callout_init(c);
+}
+
+/*
+ * callout_init() and callout_init_lock(): callout_setup(), unless @c is
+ * pending, which is reported once (naming the caller at @ip) and left as
+ * it is.  False in that case.
+ */
+static bool callout_setup_idle(struct callout *c, u32 flags,
+			       const char *name, struct lock_class_key *key,
+			       unsigned long ip)
+{
+	if (callout_valid(c) && callout_linked(c)) {
+		pr_warn_once("twheel: callout_init() of pending callout %p (%ps) by %pS: ignored\n",
+			     c, READ_ONCE(c->func), (void *)ip);
+		return false;
+	}
+	callout_setup(c, flags, name, key);
 	return true;
 }
 
@@ -706,20 +714,24 @@ static bool callout_setup(struct callout *c, u32 flags, const char *name,
  * pending is left as it is, and the first such call is reported.
  *
  * Context: any but NMI.
+ * Return: %0; -%EINVAL for a %NULL @c, -%EBUSY for a pending @c; nothing
+ * changes on error.
  */
-void __callout_init(struct callout *c, const char *name,
-		    struct lock_class_key *key)
+int __callout_init(struct callout *c, const char *name,
+		   struct lock_class_key *key)
 {
-	callout_setup(c, 0, name, key, _RET_IP_);
+	if (!c)
+		return -EINVAL;
+	return callout_setup_idle(c, 0, name, key, _RET_IP_) ? 0 : -EBUSY;
 }
 EXPORT_SYMBOL_GPL(__callout_init);
 
 /**
  * __callout_init_lock() - callout_init_lock() for one lockdep class
  * @lc: the handle.
- * @lock: a &spinlock_t, or a &raw_spinlock_t if @flags has
- *	%__CALLOUT_RAW_LOCK.
- * @flags: %CALLOUT_RETURNUNLOCKED, %__CALLOUT_RAW_LOCK, or neither.
+ * @lock: a &spinlock_t, or a &raw_spinlock_t if @raw.
+ * @raw: @lock is a &raw_spinlock_t.
+ * @flags: %CALLOUT_RETURNUNLOCKED or 0.
  * @name: the class's name for lockdep.
  * @key: the class, one per call site.
  *
@@ -730,20 +742,19 @@ EXPORT_SYMBOL_GPL(__callout_init);
  * Return: %0; -%EINVAL for a %NULL @lc or @lock or an unknown flag,
  * -%EBUSY for a pending &@lc->c; nothing changes on error.
  */
-int __callout_init_lock(struct callout_locked *lc, void *lock,
+int __callout_init_lock(struct callout_locked *lc, void *lock, bool raw,
 			unsigned int flags, const char *name,
 			struct lock_class_key *key)
 {
 	u32 owner = CALLOUT_LOCKED;
 
-	if (!lc || !lock ||
-	    (flags & ~(CALLOUT_RETURNUNLOCKED | __CALLOUT_RAW_LOCK)))
+	if (!lc || !lock || (flags & ~CALLOUT_RETURNUNLOCKED))
 		return -EINVAL;
 	if (flags & CALLOUT_RETURNUNLOCKED)
 		owner |= CALLOUT_UNLOCKS;
-	if (flags & __CALLOUT_RAW_LOCK)
+	if (raw)
 		owner |= CALLOUT_RAW;
-	if (!callout_setup(&lc->c, owner, name, key, _RET_IP_))
+	if (!callout_setup_idle(&lc->c, owner, name, key, _RET_IP_))
 		return -EBUSY;
 	lc->lock = lock;
 	return 0;
@@ -1015,9 +1026,19 @@ unsigned long twheel_ns_to_ticks(u64 ns)
 EXPORT_SYMBOL_GPL(twheel_ns_to_ticks);
 
 /*
- * Arm a callout allocated by timeout(): as setcallout(), with the flag that
- * tells the expiry path to free it.  Interrupts are off: the caller holds
- * the lock of the callout's hash chain.
+ * Set up a callout that timeout() has just taken from its free list or the
+ * allocator, and so knows is not pending: callout_init() without its check.
+ */
+void twheel_init_timeout(struct callout *c, const char *name,
+			 struct lock_class_key *key)
+{
+	callout_setup(c, CALLOUT_TIMEOUT, name, key);
+}
+
+/*
+ * Arm a callout set up by twheel_init_timeout(): as setcallout(); its
+ * owner's flag tells the expiry path to hand it back.  Interrupts are
+ * off: the caller holds the lock of the callout's hash chain.
  */
 int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
 		       unsigned long ticks)
@@ -1025,7 +1046,6 @@ int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
 	lockdep_assert_irqs_disabled();
 	if (!func || ticks > CALLOUT_MAX_TICKS)
 		return -EINVAL;
-	c->entry.owner |= CALLOUT_TIMEOUT;
 	return arm_callout(c, func, arg, ticks);
 }
 

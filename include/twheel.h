@@ -49,26 +49,29 @@ struct callout {
 #endif
 };
 
-void __callout_init(struct callout *c, const char *name,
-		    struct lock_class_key *key);
+int __callout_init(struct callout *c, const char *name,
+		   struct lock_class_key *key);
 
 /**
  * callout_init() - make a callout handle ready for use
  * @c: the handle.
  *
  * Must come before any other call on @c, and must not be repeated while
- * @c may be pending or running.  With lockdep, each call site gets a class
- * of its own, so that unsetcallout_sync() can teach lockdep which locks the
- * callout's function takes.
+ * @c may be pending or running: a pending @c is left as it is, and the
+ * first such call is reported in the kernel log.  With lockdep, each call
+ * site gets a class of its own, so that unsetcallout_sync() can teach
+ * lockdep which locks the callout's function takes.
  *
- * Context: any.
+ * Context: any but NMI.
+ * Return: %0; -%EINVAL for a %NULL @c, -%EBUSY for a pending @c; nothing
+ * changes on error.  Callers that set up their own handles may ignore it.
  */
 #define callout_init(c)							\
-	do {								\
+	({								\
 		static struct lock_class_key __key;			\
 									\
 		__callout_init((c), #c, &__key);			\
-	} while (0)
+	})
 
 /**
  * struct callout_locked - a callout handle whose function runs under a lock
@@ -90,9 +93,8 @@ struct callout_locked {
  * name); twheel then leaves it alone.
  */
 #define CALLOUT_RETURNUNLOCKED	0x1
-#define __CALLOUT_RAW_LOCK	0x2	/* private: the lock is a raw one */
 
-int __callout_init_lock(struct callout_locked *lc, void *lock,
+int __callout_init_lock(struct callout_locked *lc, void *lock, bool raw,
 			unsigned int flags, const char *name,
 			struct lock_class_key *key);
 
@@ -130,8 +132,7 @@ int __callout_init_lock(struct callout_locked *lc, void *lock,
 		static struct lock_class_key __key;			\
 		spinlock_t *__lock = (lock);				\
 									\
-		__callout_init_lock((lc), __lock,			\
-				    (flags) & ~__CALLOUT_RAW_LOCK,	\
+		__callout_init_lock((lc), __lock, false, (flags),	\
 				    #lc, &__key);			\
 	})
 
@@ -152,8 +153,7 @@ int __callout_init_lock(struct callout_locked *lc, void *lock,
 		static struct lock_class_key __key;			\
 		raw_spinlock_t *__lock = (lock);			\
 									\
-		__callout_init_lock((lc), __lock,			\
-				    (flags) | __CALLOUT_RAW_LOCK,	\
+		__callout_init_lock((lc), __lock, true, (flags),	\
 				    #lc, &__key);			\
 	})
 

@@ -167,6 +167,8 @@ void twheel_engine_thaw(void);
 unsigned long twheel_engine_cancel_if(twheel_match_fn match, void *data,
 				      callout_func_t *first);
 int twheel_debug_fixups(void);
+void twheel_init_timeout(struct callout *c, const char *name,
+			 struct lock_class_key *key);
 int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
 		       unsigned long ticks);
 int twheel_cancel_timeout(struct callout *c);

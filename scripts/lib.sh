@@ -73,6 +73,7 @@ copy_tree() {
 # build/LABEL, and run every KUnit suite on that kernel in QEMU with
 # twheel's default scheme, then again with scheme=6, booted with the extra
 # kernel command line APPEND6 (may be empty; "-" skips that second run).
+# The guests have three CPUs, for suite twheel_hotplug.
 # Each run appends its counts to COUNTS; the options go to run-tests.sh.
 # Returns non-zero when the build or a run failed.
 run_suites() {
@@ -90,7 +91,7 @@ run_suites() {
 		"$TWHEEL_TOP/scripts/run-tests.sh" "$@" \
 			--kernel "$kdir/arch/x86/boot/bzImage" \
 			--label "$label${params:+ $params}${append:+ $append}" \
-			--counts "$counts" --append "$append" \
+			--counts "$counts" --append "$append" --cpus 3 \
 			"${mods[0]}${params:+:$params}" "${mods[@]:1}" ||
 			status=1
 	done

@@ -3,7 +3,7 @@
 #
 # qemu-run.sh [options] MODULE.ko[:PARAMS] ...
 #
-# Boot a kernel under QEMU (TCG, 2 CPUs) with a busybox initramfs that loads
+# Boot a kernel under QEMU (TCG, 2 CPUs unless told) with a busybox initramfs that loads
 # the given modules in order (KUnit suites run as their module loads), runs an
 # optional guest command, unloads the modules in reverse order and reboots.
 # The serial console goes to the log file; nothing is judged here (see
@@ -17,6 +17,7 @@
 #   --run CMD          shell command run in the guest after loading
 #   --file SRC:DST     copy SRC into the initramfs as DST (repeatable)
 #   --memory MB        guest memory (default 2048)
+#   --cpus N           virtual CPUs (default 2; the test kernels allow 4)
 #   --append ARGS      extra kernel command line
 #   --qemu ARG         extra QEMU argument, after the others (repeatable)
 
@@ -25,7 +26,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-kernel= log= timeout=600 run= memory=2048 append=
+kernel= log= timeout=600 run= memory=2048 cpus=2 append=
 files=() qemu_args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -35,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--run) run=$2; shift 2 ;;
 	--file) files+=("$2"); shift 2 ;;
 	--memory) memory=$2; shift 2 ;;
+	--cpus) cpus=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
 	--qemu) qemu_args+=("$2"); shift 2 ;;
 	--) shift; break ;;
@@ -110,7 +112,7 @@ trap 'rm -rf "$root" "$initrd"' EXIT
 
 status=0
 timeout --kill-after=10 "$timeout" \
-	qemu-system-x86_64 -machine pc -accel tcg -cpu max -smp 2 \
+	qemu-system-x86_64 -machine pc -accel tcg -cpu max -smp "$cpus" \
 	-m "$memory" -nodefaults -display none -no-reboot \
 	-serial "file:$log" -kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic $append" \

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run-tests.sh --kernel BZIMAGE --label NAME [--timeout SECS] [--counts FILE]
-#              [--log FILE] [--append ARGS] MODULE.ko ...
+#              [--log FILE] [--append ARGS] [--cpus N] MODULE.ko ...
 #
 # Boot the kernel with the modules (qemu-run.sh), then judge the console
 # (ktap.py).  Prints ktap.py's report; exits non-zero when the run failed.
@@ -12,7 +12,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-kernel= label= timeout=900 counts= log= append=
+kernel= label= timeout=900 counts= log= append= cpus=2
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -21,6 +21,7 @@ while [ $# -gt 0 ]; do
 	--counts) counts=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
+	--cpus) cpus=$2; shift 2 ;;
 	-*) die "run-tests.sh: unknown option $1" ;;
 	*) break ;;
 	esac
@@ -33,7 +34,7 @@ note "[$label] booting $(basename "$kernel") with $# modules; console in $log"
 start=$(date +%s)
 qemu=0
 "$here/qemu-run.sh" --kernel "$kernel" --log "$log" --timeout "$timeout" \
-	--append "$append" "$@" ||
+	--append "$append" --cpus "$cpus" "$@" ||
 	qemu=$?
 note "[$label] guest ran $(( $(date +%s) - start )) s"
 

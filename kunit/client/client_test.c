@@ -2925,6 +2925,65 @@ static void callout_init_lock_rejects_invalid(struct kunit *test)
 			       "under the lock of a refused call");
 }
 
+/* Flags that callout_init_lock() and callout_init_raw_lock() refuse. */
+struct bad_flags_case {
+	unsigned int flags;
+	bool raw;
+	const char *desc;
+};
+
+static const struct bad_flags_case bad_flags_cases[] = {
+	{ 0x2, false, "spinlock, 0x2" },
+	{ 0x2, true, "raw spinlock, 0x2" },
+	{ 0x3, false, "spinlock, RETURNUNLOCKED | 0x2" },
+	{ 0x3, true, "raw spinlock, RETURNUNLOCKED | 0x2" },
+	{ 0x4, false, "spinlock, 0x4" },
+	{ 0x80000000, true, "raw spinlock, the top bit" },
+	{ ~0U, false, "spinlock, every bit" },
+	{ ~0U, true, "raw spinlock, every bit" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(bad_flags, bad_flags_cases, desc);
+
+/*
+ * Any flag but CALLOUT_RETURNUNLOCKED is -EINVAL, for either lock type,
+ * and nothing changes: a handle never initialised stays so.
+ */
+static void callout_init_lock_rejects_unknown_flags(struct kunit *test)
+{
+	const struct bad_flags_case *bc = test->param_value;
+	struct lockc *lk = lockc_setup(test, &plain_lock);
+	struct callout_locked *stray = kunit_kzalloc(test, sizeof(*stray),
+						     GFP_KERNEL);
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, stray);
+	ret = bc->raw ? callout_init_raw_lock(stray, &lk->raw_lock, bc->flags) :
+			callout_init_lock(stray, &lk->lock, bc->flags);
+	KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "flags %#x", bc->flags);
+	KUNIT_EXPECT_EQ(test, setcallout(&stray->c, lockc_fn, &lk->arm[0], 0),
+			-EINVAL);
+}
+
+/*
+ * callout_init() returns 0 for a handle that is not pending, -EINVAL for
+ * NULL, and -EBUSY for a pending handle, which stays as it was.
+ */
+static void callout_init_returns_what_it_did(struct kunit *test)
+{
+	struct client *ctx = test->priv;
+	struct probe *p = &ctx->probe[0];
+
+	KUNIT_EXPECT_EQ(test, callout_init(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, callout_init(&p->c), 0);
+	KUNIT_ASSERT_EQ(test, arm(&p->c, probe_fn, p, far_ticks()), 0);
+	KUNIT_EXPECT_EQ(test, callout_init(&p->c), -EBUSY);
+	KUNIT_EXPECT_TRUE(test, callout_pending(&p->c));
+	KUNIT_EXPECT_EQ(test, unsetcallout(&p->c), 1);
+	KUNIT_EXPECT_EQ(test, callout_init(&p->c), 0);
+	KUNIT_EXPECT_EQ(test, unsetcallout(&p->c), 0);
+}
+
 /*
  * Of a pending handle, callout_init_lock() and callout_init_raw_lock()
  * return -EBUSY and change nothing: it stays pending, and when it runs, it
@@ -3215,7 +3274,10 @@ static struct kunit_case client_cases[] = {
 			 atomic_gen_params),
 	KUNIT_CASE(unsetcallout_sync_own_function_returns_edeadlk),
 	KUNIT_CASE(callout_pending_follows_state),
+	KUNIT_CASE(callout_init_returns_what_it_did),
 	KUNIT_CASE(callout_init_lock_rejects_invalid),
+	KUNIT_CASE_PARAM(callout_init_lock_rejects_unknown_flags,
+			 bad_flags_gen_params),
 	KUNIT_CASE(callout_init_lock_pending_returns_ebusy),
 	KUNIT_CASE_PARAM(callout_init_lock_function_holds_lock,
 			 lock_kind_gen_params),
