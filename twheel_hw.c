@@ -1549,13 +1549,46 @@ void twheel_engine_stop(void)
 	cpuhp_remove_state_nocalls(twheel_dead_state);
 }
 
+/*
+ * Stop debug objects tracking the handles pending on @base, which are
+ * about to be abandoned.  No tick runs and no client is left to race.
+ */
+static void abandon_tracking(struct twheel_base *base)
+{
+	struct twheel_cursor cur;
+	struct twheel_entry *e;
+	unsigned int budget;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS_TIMERS) ||
+	    !IS_ENABLED(CONFIG_DEBUG_OBJECTS_FREE))
+		return;
+	twheel_cursor_start(&base->wheel, &cur);
+	do {
+		budget = TWHEEL_BATCH;
+		while ((e = twheel_cursor_next(&base->wheel, &cur, &budget))) {
+			struct callout *c = container_of(e, struct callout,
+							 entry);
+
+			if (!callout_tracked(c))
+				continue;
+			debug_object_deactivate(c, &callout_debug_descr);
+			debug_object_free(c, &callout_debug_descr);
+		}
+		cond_resched();
+	} while (!twheel_cursor_done(&base->wheel, &cur));
+}
+
 /**
  * twheel_engine_exit() - free every wheel
  *
  * Every client module's callouts went when it did (twheel_engine_cancel_if()
  * from the module notifier).  A callout still pending here lies, handle and
- * function, outside any module that is gone: the memory of its handle may
- * have been freed since, so it is counted, never touched, and dropped.
+ * function, outside any module that is gone: it is counted and dropped.
+ * Its handle's memory may have been freed since, so it is not touched;
+ * but where debug objects check frees (%CONFIG_DEBUG_OBJECTS_FREE), the
+ * free of a tracked pending handle cancelled it, so a tracked handle
+ * still here is live, and its tracking goes (abandon_tracking()): a later
+ * free of it must not call into this module's text.
  *
  * Context: process context, with no tick running: before
  * twheel_engine_start() or after twheel_engine_stop().
@@ -1574,6 +1607,7 @@ void twheel_engine_exit(void)
 		if (base->wheel.count) {
 			pr_warn("twheel: unloading with %lu callouts still pending on CPU %u: dropped unseen\n",
 				base->wheel.count, cpu);
+			abandon_tracking(base);
 			twheel_abandon(&base->wheel);
 		}
 		twheel_destroy(&base->wheel);

@@ -77,13 +77,24 @@ copy_tree() {
 # Each run appends its counts to COUNTS; the options go to run-tests.sh.
 # Returns non-zero when the build or a run failed.
 run_suites() {
-	local label=$1 kdir=$2 counts=$3 append6=$4 list params append
+	local label=$1 kdir=$2 counts=$3 append6=$4 list params append m
 	local status=0
-	local -a mods
+	local -a mods before rest
 	shift 4
 	list=$("$TWHEEL_TOP/scripts/build-module.sh" "$kdir" \
 		"$TWHEEL_TOP/build/$label") || return 1
 	mapfile -t mods <<<"$list"
+	# Suite twheel_handoff: twheel_keep loads before twheel and
+	# twheel_handoff_test right after it, so that they unload just after
+	# and just before it.
+	before=() rest=()
+	for m in "${mods[@]:1}"; do
+		case "${m##*/}" in
+		twheel_keep.ko) before+=("$m") ;;
+		twheel_handoff_test.ko) rest=("$m" "${rest[@]}") ;;
+		*) rest+=("$m") ;;
+		esac
+	done
 	for params in "" "scheme=6"; do
 		[ -z "$params" ] || [ "$append6" != - ] || continue
 		append=
@@ -92,8 +103,8 @@ run_suites() {
 			--kernel "$kdir/arch/x86/boot/bzImage" \
 			--label "$label${params:+ $params}${append:+ $append}" \
 			--counts "$counts" --append "$append" --cpus 3 \
-			"${mods[0]}${params:+:$params}" "${mods[@]:1}" ||
-			status=1
+			"${before[@]}" "${mods[0]}${params:+:$params}" \
+			"${rest[@]}" || status=1
 	done
 	return $status
 }
