@@ -1104,11 +1104,12 @@ bool twheel_tick_set(unsigned int cpu)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_tick_set);
 
-/* For debugfs: the wheels' geometry, and the tick now running. */
+/* For debugfs and KUnit: the wheels' geometry, and the tick now running. */
 const struct twheel_geometry *twheel_geometry(void)
 {
 	return &twheel_geo;
 }
+EXPORT_SYMBOL_IF_KUNIT(twheel_geometry);
 
 u64 twheel_now(void)
 {

@@ -548,6 +548,14 @@ static void forget_module_bounds_irqs_off(struct kunit *test)
 	unsigned long n;
 	int i;
 
+	/*
+	 * Far callouts armed within seconds share a list or two of Scheme
+	 * 7's top level; Scheme 6 spreads them over its slots, which bounded
+	 * even a walk a list at a time, so the case shows nothing there that
+	 * twheel_wheel's cursor cases do not.
+	 */
+	if (twheel_geometry()->scheme != TWHEEL_SCHEME7)
+		kunit_skip(test, "far callouts share a list only in Scheme 7");
 	KUNIT_ASSERT_NOT_NULL(test, other);
 	KUNIT_ASSERT_NOT_NULL(test, fired);
 	KUNIT_ASSERT_NOT_NULL(test, wd);
