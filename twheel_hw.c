@@ -1552,21 +1552,24 @@ void twheel_engine_stop(void)
 
 /*
  * Stop debug objects tracking the handles pending on @base, which are
- * about to be abandoned.  No tick runs and no client is left to race.
+ * about to be abandoned.  No tick runs, but a client may still free a
+ * tracked handle, whose fix-up cancels it under @base's lock: that lock
+ * is held for each list.  The walk reads the entries' links and writes
+ * none, as the memory of an untracked entry may be gone; it holds the
+ * lock for a whole list, which only twheel's own unload does.
  */
 static void abandon_tracking(struct twheel_base *base)
 {
-	struct twheel_cursor cur;
-	struct twheel_entry *e;
-	unsigned int budget;
+	struct twheel_entry *e, *tmp;
+	unsigned int i;
 
 	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS_TIMERS) ||
 	    !IS_ENABLED(CONFIG_DEBUG_OBJECTS_FREE))
 		return;
-	twheel_cursor_start(&base->wheel, &cur);
-	do {
-		budget = TWHEEL_BATCH;
-		while ((e = twheel_cursor_next(&base->wheel, &cur, &budget))) {
+	for (i = 0; i < twheel_lists(&base->wheel); i++) {
+		raw_spin_lock_irq(&base->lock);
+		list_for_each_entry_safe(e, tmp, twheel_list(&base->wheel, i),
+					 node) {
 			struct callout *c = container_of(e, struct callout,
 							 entry);
 
@@ -1575,8 +1578,9 @@ static void abandon_tracking(struct twheel_base *base)
 			debug_object_deactivate(c, &callout_debug_descr);
 			debug_object_free(c, &callout_debug_descr);
 		}
+		raw_spin_unlock_irq(&base->lock);
 		cond_resched();
-	} while (!twheel_cursor_done(&base->wheel, &cur));
+	}
 }
 
 /**
@@ -1585,11 +1589,12 @@ static void abandon_tracking(struct twheel_base *base)
  * Every client module's callouts went when it did (twheel_engine_cancel_if()
  * from the module notifier).  A callout still pending here lies, handle and
  * function, outside any module that is gone: it is counted and dropped.
- * Its handle's memory may have been freed since, so it is not touched;
- * but where debug objects check frees (%CONFIG_DEBUG_OBJECTS_FREE), the
- * free of a tracked pending handle cancelled it, so a tracked handle
- * still here is live, and its tracking goes (abandon_tracking()): a later
- * free of it must not call into this module's text.
+ * Its handle's memory may have been freed since, so nothing is written
+ * to it; but where debug objects check frees
+ * (%CONFIG_DEBUG_OBJECTS_FREE), the free of a tracked pending handle
+ * cancelled it, so a tracked handle still here is live, and its tracking
+ * goes (abandon_tracking()): a later free of it must not call into this
+ * module's text.
  *
  * Context: process context, with no tick running: before
  * twheel_engine_start() or after twheel_engine_stop().
@@ -1606,10 +1611,12 @@ void twheel_engine_exit(void)
 		if (!base->wheel.slot)
 			continue;
 		if (base->wheel.count) {
-			pr_warn("twheel: unloading with %lu callouts still pending on CPU %u: dropped unseen\n",
+			pr_warn("twheel: unloading with %lu callouts still pending on CPU %u: dropped without running them\n",
 				base->wheel.count, cpu);
 			abandon_tracking(base);
+			raw_spin_lock_irq(&base->lock);
 			twheel_abandon(&base->wheel);
+			raw_spin_unlock_irq(&base->lock);
 		}
 		twheel_destroy(&base->wheel);
 	}

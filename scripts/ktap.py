@@ -17,10 +17,11 @@ twheel unloaded with callouts still pending; otherwise 0.
 
 A test that provokes a report on purpose announces it on the console:
 "twheel-expect: begin REGEX" before and "twheel-expect: end" after.  In
-between, kernel warnings, backtraces, debug-objects reports and twheel's
-report of callouts dropped at its unload are excused, but only if a line
-matches REGEX; if none does, that is a problem.  "twheel-expect: later REGEX" asks for a line matching REGEX
-anywhere after it.
+between, kernel warnings, backtraces and debug-objects reports are
+excused, but only if a line matches REGEX; if none does, that is a
+problem.  "twheel-expect: later REGEX" asks for a line matching REGEX
+anywhere after it.  "twheel-expect: line REGEX" asks for one too, and
+excuses that one line, whatever it reports, and nothing else.
 
 The KTAP grammar followed is the kernel's Documentation/dev-tools/ktap.rst;
 tools/testing/kunit/kunit.py parse is the reference implementation.
@@ -66,8 +67,7 @@ HARNESS = 'twheel-harness:'
 DONE = HARNESS + ' done'
 EXPECT = 'twheel-expect: '
 # What an announced window may excuse; anything else is still a problem.
-EXCUSABLE = {'kernel warning', 'kernel backtrace', 'debug-objects report',
-             'callouts leaked at unload'}
+EXCUSABLE = {'kernel warning', 'kernel backtrace', 'debug-objects report'}
 
 
 class Suite:
@@ -92,6 +92,7 @@ def parse(lines):
     done = False
     window = None       # [regex, matched] while a report is announced
     later = []          # regexes still to be matched by a later line
+    excuse = []         # the same, each excusing the line it matches
 
     for raw in lines:
         line = strip(raw)
@@ -109,8 +110,14 @@ def parse(lines):
                 window = None
             elif kind == 'later':
                 later.append(re.compile(arg))
+            elif kind == 'line':
+                excuse.append(re.compile(arg))
             continue
         later = [r for r in later if not r.search(body)]
+        hit = next((r for r in excuse if r.search(body)), None)
+        if hit:
+            excuse.remove(hit)
+            continue
         if window and window[0].search(body):
             window[1] = True
 
@@ -160,7 +167,8 @@ def parse(lines):
 
     if window:
         problems.append('announced report not closed: ' + window[0].pattern)
-    problems.extend('expected line not seen: ' + r.pattern for r in later)
+    problems.extend('expected line not seen: ' + r.pattern
+                    for r in later + excuse)
     return suites, problems, done
 
 

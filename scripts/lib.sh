@@ -84,14 +84,12 @@ run_suites() {
 	list=$("$TWHEEL_TOP/scripts/build-module.sh" "$kdir" \
 		"$TWHEEL_TOP/build/$label") || return 1
 	mapfile -t mods <<<"$list"
-	# Suite twheel_handoff: twheel_keep loads before twheel and
-	# twheel_handoff_test right after it, so that they unload just after
-	# and just before it.
+	# Suite twheel_handoff: twheel_keep loads before twheel, so that it
+	# unloads after it.
 	before=() rest=()
 	for m in "${mods[@]:1}"; do
 		case "${m##*/}" in
 		twheel_keep.ko) before+=("$m") ;;
-		twheel_handoff_test.ko) rest=("$m" "${rest[@]}") ;;
 		*) rest+=("$m") ;;
 		esac
 	done

@@ -127,10 +127,15 @@ judge announced-missing fail 'problem: expected report not seen' \
 judge later-missing fail 'problem: expected line not seen: module m went' \
 	"twheel-expect: later module m went\n"
 judge leak-at-unload fail 'problem: callouts leaked at unload' \
-	"twheel: unloading with 2 callouts still pending on CPU 1: dropped unseen\n"
-judge leak-announced pass '^1 passed, 0 failed$' \
-	"twheel-expect: begin twheel: unloading with 1 callouts\ntwheel: unloading with 1 callouts still pending on CPU 1: dropped unseen\ntwheel-expect: end\n"
-checks=$((14 + 3 * $(wc -w <<<"$TWHEEL_KERNELS")))
+	"twheel: unloading with 2 callouts still pending on CPU 1: dropped without running them\n"
+leak='twheel: unloading with 1 callouts still pending on CPU 1: dropped without running them\n'
+judge line-announced pass '^1 passed, 0 failed$' \
+	"twheel-expect: line ^twheel: unloading with 1 callouts\n$leak"
+judge line-only-its-line fail 'problem: kernel warning' \
+	"twheel-expect: line ^twheel: unloading with 1 callouts\n$leak$splat"
+judge line-missing fail 'problem: expected line not seen: \^twheel: unloading' \
+	"twheel-expect: line ^twheel: unloading with 1 callouts\n"
+checks=$((16 + 3 * $(wc -w <<<"$TWHEEL_KERNELS")))
 
 # The style checks fail on one finding of each kind, in a copy of the tree.
 style_fault() {

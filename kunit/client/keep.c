@@ -32,11 +32,6 @@ EXPORT_SYMBOL_GPL(twheel_keep);
 
 static void __exit twheel_keep_exit(void)
 {
-	/*
-	 * twheel's report of the callout it dropped at its unload is over:
-	 * whatever the free says is judged as any other line.
-	 */
-	pr_info("twheel-expect: end\n");
 	kfree(twheel_kept);
 	pr_info("twheel_keep: freed the handle it kept\n");
 }
