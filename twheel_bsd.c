@@ -27,9 +27,9 @@
  *
  * A chain is protected by one of %TWHEEL_HASH_LOCKS striped locks, chosen
  * by the low bits of the hash, so that a bucket and the buckets it splits
- * into in a larger table share a lock.  The hash mixes func and arg with two
- * multiplications and a fold (hash_key()); it is computed once per call,
- * and again only when the entry is released or its key moved.
+ * into in a larger table share a lock.  The hash mixes func and arg with
+ * three multiplications (hash_key()); it is computed once per call, and
+ * again only when the entry is released or its key moved.
  *
  * The table grows, never shrinks, and it counts keys, not entries:
  * duplicates make no chain longer, so they do not make it grow.  Each
@@ -208,17 +208,19 @@ static void twheel_htab_grow(struct work_struct *work);
 static DECLARE_WORK(twheel_grow_work, twheel_htab_grow);
 
 /*
- * The bucket and stripe of a key are the low bits of this.  hash_64()
- * alone leaves those bits uneven for arguments that are an array's
- * consecutive elements, a common case: folding the product's high half
- * into its low before taking the high 32 bits evens them out.
+ * The bucket and stripe of a key are the low bits of this.  One
+ * multiplication of (arg ^ hash of func) leaves those bits uneven for
+ * arguments that are an array's consecutive elements, a common case (a
+ * quarter of the buckets used, at one key a bucket): a shift and a second
+ * multiplication spread them as random placement would.
  */
 static u32 hash_key(callout_func_t func, void *arg)
 {
 	u64 x = ((unsigned long)arg ^ hash_64((unsigned long)func, 32)) *
 		GOLDEN_RATIO_64;
 
-	return (x ^ (x >> 29)) >> 32;
+	x ^= x >> 29;
+	return (x * GOLDEN_RATIO_64) >> 32;
 }
 
 static struct twheel_stripe *stripe(u32 hash)

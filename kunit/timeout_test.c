@@ -128,17 +128,21 @@ static void timeout_duplicates_do_not_grow_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(dup), 0);
 }
 
-/* Distinct keys armed in one burst. */
-#define NKEYS	BIT(18)
+/*
+ * Distinct keys armed in one burst: enough that the table must grow some
+ * steps at once, few enough to arm in seconds with preemption off.
+ */
+#define NKEYS	BIT(16)
 
 /*
- * 2^18 distinct keys armed from one CPU with preemption off, so that the
+ * 2^16 distinct keys armed from one CPU with preemption off, so that the
  * growth work, queued there, cannot run before the burst is over, and
  * every request for growth but the first is made while it is queued: once
  * it has run, the table has a bucket for every two keys at least, and no
  * chain is longer than a small constant.  A work that grew the table one
- * step per run would leave chains of some 128 keys, walked with interrupts
- * off by every timeout() and untimeout() of those keys.
+ * step per run would leave chains of some 8 to 32 keys (from the 2^10 or
+ * more buckets the cases before left), walked with interrupts off by every
+ * timeout() and untimeout() of those keys.
  */
 static void timeout_burst_of_keys_sizes_table(struct kunit *test)
 {
