@@ -53,10 +53,11 @@
  *
  * Lock order: stripe lock, then base lock (timeout() arms, untimeout()
  * cancels, with the stripe lock held and interrupts disabled once).  Once
- * an entry's function has returned, the engine hands it back through
- * twheel_timeout_release(), with no lock held, which unhashes and frees
- * it.  An entry is freed by whoever unhashes it: untimeout() after a
- * successful cancel, the release after expiry, or
+ * an entry's function has returned, or the engine's sweep of a departing
+ * module's callouts (twheel_engine_cancel_if()) has cancelled it, the
+ * engine hands it back through twheel_timeout_release(), with no lock
+ * held, which unhashes and frees it.  An entry is freed by whoever
+ * unhashes it: untimeout() after a successful cancel, the release, or
  * twheel_timeout_cancel_if(), which twheel_timeout_exit() uses at unload.
  * While its function runs, the entry stays hashed but not pending, so
  * untimeout() passes it over, to the key's next older entry.

@@ -773,10 +773,11 @@ static void cursor_unlink(struct twheel *w, struct twheel_cursor *cur)
  * The cursor's mark, an entry that is not pending, sits in the list being
  * walked just after the entry walked last, so that the walk can stop, let
  * the owner's lock go, and go on from there.  Meanwhile the owner may add
- * and delete entries, but must not advance the wheel, move its entries to
- * another wheel, or destroy it; an entry added behind the mark is not
- * walked.  Walkers of the lists (twheel_list()) skip an entry whose
- * &twheel_entry.slot is %TWHEEL_SLOT_IDLE: it is a mark.
+ * and delete entries, and twheel_forward() an empty wheel (which touches
+ * no list), but must not advance the wheel, empty it with twheel_first(),
+ * abandon it or destroy it; an entry added behind the mark is not walked.
+ * Walkers of the lists (twheel_list()) that may run meanwhile skip an
+ * entry whose &twheel_entry.slot is %TWHEEL_SLOT_IDLE: it is a mark.
  *
  * Context: under the owner's lock.
  */

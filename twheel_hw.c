@@ -82,8 +82,9 @@
  * callback, which takes its own CPU's first.  No lock is held for more
  * than %TWHEEL_BATCH entries of work: the tick's batches, and the walk of
  * every wheel when a module goes (twheel_engine_cancel_if()), which
- * leaves a cursor's mark in a wheel's list while the lock is dropped;
- * readers of the lists skip it (twheel_cursor_start()).
+ * leaves a cursor's mark in a wheel's list while the lock is dropped.
+ * The readers of the lists that may run meanwhile skip it (the debugfs
+ * listing); CPU hotplug, whose dead callback empties a wheel, waits.
  */
 
 #include <linux/bitfield.h>
@@ -1401,10 +1402,12 @@ void twheel_engine_thaw(void)
  * the BSD interface, which unhashes and frees it, once the base's lock is
  * dropped (stripe lock before base lock).  Each wheel is walked with a
  * cursor, the lock held for %TWHEEL_BATCH entries or lists at a time,
- * however the entries are spread over the lists; between
- * twheel_engine_freeze() and twheel_engine_thaw() no wheel advances and no
- * entry changes CPU, so the walk misses none that was pending when it
- * began.
+ * however the entries are spread over the lists.  Between
+ * twheel_engine_freeze() and twheel_engine_thaw() no wheel advances and
+ * CPU hotplug waits, so the walk misses no callout pending when it began,
+ * unless a setcallout() moves it meanwhile to a list or CPU already
+ * walked: a departing module's callouts are not re-armed, as nothing runs
+ * its code any more.
  *
  * Context: process context, between twheel_engine_freeze() and
  * twheel_engine_thaw().
@@ -1465,7 +1468,8 @@ unsigned long twheel_engine_cancel_if(twheel_match_fn match, void *data,
  * @tick: the tick length in ns, from %TWHEEL_MIN_TICK_NS to
  *	%TWHEEL_MAX_TICK_NS.
  * @release: what to do with a callout armed by twheel_arm_timeout() once
- *	its function has returned.
+ *	its function has returned, or twheel_engine_cancel_if() has
+ *	cancelled it.
  *
  * Context: process context.
  * Return: %0, -%EINVAL for a @geo or @tick out of range, or -%ENOMEM; on

@@ -146,7 +146,8 @@ struct twheel_level_info {
 
 /*
  * What the engine does with a callout armed by timeout() once its function
- * has returned: hand it back to the BSD interface, which frees it.
+ * has returned, or twheel_engine_cancel_if() has cancelled it: hand it
+ * back to the BSD interface, which frees it.
  */
 typedef void (*twheel_release_fn)(struct callout *c);
 

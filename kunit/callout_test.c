@@ -341,7 +341,8 @@ static void callout_pending_rejects_stray_handles(struct kunit *test)
 /*
  * callout_init() of a pending handle leaves it pending and still
  * cancellable; of stray memory that merely looks like a pending handle,
- * it initialises without following the stray pointers.
+ * it initialises it, whether the stray links point nowhere (poisoned) or
+ * at memory that does not point back.
  */
 static void callout_init_pending_changes_nothing(struct kunit *test)
 {
@@ -370,6 +371,15 @@ static void callout_init_pending_changes_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, setcallout(stray, count_fn, fired, 1), 0);
 	KUNIT_EXPECT_TRUE(test, poll_until(atomic_read(fired) == 1));
 	KUNIT_EXPECT_FALSE(test, callout_pending(stray));
+
+	/* Links to live memory that does not link back: c, now idle. */
+	stray->entry.node.next = &c->entry.node;
+	stray->entry.node.prev = &c->entry.node;
+	stray->entry.slot = 3;
+	callout_init(stray);
+	KUNIT_EXPECT_FALSE(test, callout_pending(stray));
+	KUNIT_EXPECT_EQ(test, setcallout(stray, count_fn, fired, 1), 0);
+	KUNIT_EXPECT_TRUE(test, poll_until(atomic_read(fired) == 2));
 }
 
 /*
@@ -550,9 +560,10 @@ static void forget_module_bounds_irqs_off(struct kunit *test)
 
 	/*
 	 * Far callouts armed within seconds share a list or two of Scheme
-	 * 7's top level; Scheme 6 spreads them over its slots, which bounded
-	 * even a walk a list at a time, so the case shows nothing there that
-	 * twheel_wheel's cursor cases do not.
+	 * 7's top level.  Scheme 6 spreads them over its 4096 slots, so that
+	 * even the old walk, 256 lists a hold, held a sixteenth of them, well
+	 * within the bound: the case would show little there that
+	 * twheel_wheel's cursor cases do not, at two minutes of arming.
 	 */
 	if (twheel_geometry()->scheme != TWHEEL_SCHEME7)
 		kunit_skip(test, "far callouts share a list only in Scheme 7");

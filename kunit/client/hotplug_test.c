@@ -64,7 +64,7 @@ static int init_race_thread(void *data)
 	while (!kthread_should_stop()) {
 		if (!atomic_read_acquire(&r->go)) {
 			atomic_set_release(&r->paused, 1);
-			cpu_relax();
+			cond_resched();
 			continue;
 		}
 		ret = callout_init_lock(&r->lc[i], &r->lock, 0);
@@ -74,6 +74,8 @@ static int init_race_thread(void *data)
 			r->first_i = i;
 		}
 		i = (i + 1) % NHANDLES;
+		if (!i)
+			cond_resched();
 	}
 	return 0;
 }
