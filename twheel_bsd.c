@@ -44,8 +44,8 @@
  * use the new table.  Then the new table is published and, after an RCU
  * grace period, the old one is freed.  A request made while the work is
  * queued is lost, but the work sizes the table for every key hashed when
- * it runs, and looks again once it has grown.  Readers hold a stripe lock with
- * interrupts off, which is an RCU read-side section.  A table whose load
+ * it runs, and looks again once it has grown.  Readers hold a stripe lock
+ * with interrupts off, which is an RCU read-side section.  A table whose load
  * passes the limit without any stripe crossing its share, or doubling,
  * afterwards stays as it is until one does: its chains are then near two
  * keys long, and one stripe's at most twice that.  Lookups are O(1)
