@@ -196,8 +196,6 @@ static struct twheel_htab __rcu *twheel_htab;
 static struct twheel_stripe twheel_stripes[TWHEEL_HASH_LOCKS];
 static struct twheel_free __percpu *twheel_free;
 static struct lock_class_key twheel_timeout_key;
-/* For KUnit: no memory for timeout(); see twheel_timeout_starve(). */
-static bool twheel_starved;
 
 /*
  * Holding it means that the table is not growing: twheel_htab stays
@@ -375,22 +373,19 @@ static bool free_push(struct twheel_free *fl, struct twheel_timeout *t)
 }
 
 /*
- * Empty @fl into the cache, with interrupts off on its CPU or with nothing
- * else using it.  Return: how many entries it held.
+ * Empty @fl into the cache; its refill work is stopped, and nothing else
+ * uses it.
  */
-static unsigned int free_drain(struct twheel_free *fl)
+static void free_drain(struct twheel_free *fl)
 {
 	struct twheel_timeout *t, *next;
-	unsigned int n = 0;
 
 	for (t = fl->first; t; t = next) {
 		next = t->free_next;
 		kmem_cache_free(twheel_timeout_cache, t);
-		n++;
 	}
 	fl->first = NULL;
 	fl->count = 0;
-	return n;
 }
 
 /*
@@ -405,8 +400,7 @@ static void free_fill(void)
 	bool kept;
 
 	for (;;) {
-		if (READ_ONCE(twheel_starved) ||
-		    raw_cpu_read(twheel_free->count) >= TWHEEL_FREE_FILL)
+		if (raw_cpu_read(twheel_free->count) >= TWHEEL_FREE_FILL)
 			return;
 		t = kmem_cache_alloc(twheel_timeout_cache,
 				     GFP_KERNEL | __GFP_NOWARN);
@@ -442,12 +436,10 @@ static struct twheel_timeout *timeout_get(struct twheel_free *fl)
 	struct twheel_timeout *t = free_pop(fl);
 
 	if (unlikely(fl->count < TWHEEL_FREE_LOW)) {
-		if (!t && !READ_ONCE(twheel_starved))
+		if (!t)
 			t = kmem_cache_alloc(twheel_timeout_cache,
 					     GFP_ATOMIC | __GFP_NOWARN);
-		if (!READ_ONCE(twheel_starved))
-			queue_work_on(smp_processor_id(), system_wq,
-				      &fl->refill);
+		queue_work_on(smp_processor_id(), system_wq, &fl->refill);
 	}
 	twheel_count_timeout(!t);
 	return t;
@@ -869,20 +861,6 @@ void twheel_hash_read(unsigned int *bits, unsigned long *longest)
 EXPORT_SYMBOL_IF_KUNIT(twheel_hash_read);
 
 /**
- * twheel_hash_flush() - wait for a growth of the timeout() hash table
- *
- * For tests: once it returns, a growth asked for before the call has
- * finished, or found the table big enough.
- *
- * Context: process context; sleeps.
- */
-void twheel_hash_flush(void)
-{
-	flush_work(&twheel_grow_work);
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_hash_flush);
-
-/**
  * twheel_timeout_lookup() - the callout untimeout() would try first
  * @func: its function.
  * @arg: its argument.
@@ -910,6 +888,7 @@ const struct callout *twheel_timeout_lookup(callout_func_t func, void *arg)
 	return found;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_timeout_lookup);
+
 /**
  * twheel_timeout_free_read() - one CPU's free list
  * @cpu: the CPU.
@@ -933,65 +912,6 @@ unsigned int twheel_timeout_free_read(unsigned int cpu,
 	return READ_ONCE(fl->count);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_timeout_free_read);
-
-/**
- * twheel_timeout_starve() - make timeout() find no memory, or end that
- * @starve: true to start, false to end.
- *
- * For tests of -%ENOMEM.  Starting empties the calling CPU's free list
- * into the cache, as unload does, and makes the allocator path of
- * timeout() fail and refills stop on every CPU; entries freed meanwhile
- * still go on free lists.  Ending queues a refill of the calling CPU's
- * list.  The flag is read only where the free list is short.
- *
- * Context: any; the caller keeps to one CPU (local_bh_disable(), say) for
- * as long as it relies on that CPU's list being empty.
- * Return: the entries taken off the calling CPU's list.
- */
-unsigned int twheel_timeout_starve(bool starve)
-{
-	struct twheel_free *fl;
-	unsigned long flags;
-	unsigned int n = 0;
-
-	WRITE_ONCE(twheel_starved, starve);
-	local_irq_save(flags);
-	fl = this_cpu_ptr(twheel_free);
-	if (starve)
-		n = free_drain(fl);
-	else
-		queue_work_on(smp_processor_id(), system_wq, &fl->refill);
-	local_irq_restore(flags);
-	return n;
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_timeout_starve);
-
-/**
- * twheel_timeout_refill() - empty the calling CPU's free list, and fill it
- * again as its refill work does, in the calling task
- *
- * For tests of a refill that fails: fault injection aimed at the calling
- * task (its fail_nth) reaches the refill's allocations here.  The CPU's
- * refill work is cancelled first, so that it does not fill the list
- * meanwhile; a timeout() on the CPU may queue it again.
- *
- * Context: process context; sleeps.  The caller keeps to one CPU
- * (migrate_disable()).
- * Return: the entries on the calling CPU's list afterwards.
- */
-unsigned int twheel_timeout_refill(void)
-{
-	struct twheel_free *fl = this_cpu_ptr(twheel_free);
-	unsigned long flags;
-
-	cancel_work_sync(&fl->refill);
-	local_irq_save(flags);
-	free_drain(fl);
-	local_irq_restore(flags);
-	free_fill();
-	return READ_ONCE(fl->count);
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_timeout_refill);
 
 /* What one timeout() callout takes: the callout and its hash linkage. */
 size_t twheel_timeout_entry_size(void)

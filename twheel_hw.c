@@ -235,7 +235,6 @@ static bool callout_valid(const struct callout *c)
  * on the stack are not tracked: no call says when their frame ends.
  */
 static const struct debug_obj_descr callout_debug_descr;
-static atomic_t callout_debug_fixups = ATOMIC_INIT(0);
 
 static void *callout_debug_hint(void *addr)
 {
@@ -251,7 +250,6 @@ static bool callout_fixup_free(void *addr, enum debug_obj_state state)
 		return false;
 	unsetcallout(c);
 	debug_object_free(c, &callout_debug_descr);
-	atomic_inc(&callout_debug_fixups);
 	return true;
 }
 
@@ -279,20 +277,6 @@ static void callout_debug_deactivate(struct callout *c)
 	if (callout_tracked(c))
 		debug_object_deactivate(c, &callout_debug_descr);
 }
-
-/**
- * twheel_debug_fixups() - how often freed memory held a pending handle
- *
- * For KUnit.
- *
- * Return: the pending handles that debug objects found in memory being
- * freed, and that were cancelled, since load.
- */
-int twheel_debug_fixups(void)
-{
-	return atomic_read(&callout_debug_fixups);
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_debug_fixups);
 
 static u32 owner_on(u32 owner, unsigned int cpu)
 {
@@ -1065,45 +1049,6 @@ int twheel_cancel_timeout(struct callout *c)
 	raw_spin_unlock(&base->lock);
 	return ret;
 }
-
-/**
- * twheel_interrupts() - how often a CPU's tick has fired
- * @cpu: the CPU.
- *
- * Return: the count since the module was loaded.
- */
-u64 twheel_interrupts(unsigned int cpu)
-{
-	struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
-	unsigned long flags;
-	u64 n;
-
-	raw_spin_lock_irqsave(&base->lock, flags);
-	n = base->stats.interrupts;
-	raw_spin_unlock_irqrestore(&base->lock, flags);
-	return n;
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_interrupts);
-
-/**
- * twheel_tick_set() - is a CPU's tick set to fire?
- * @cpu: the CPU.
- *
- * Return: true if its hrtimer is programmed; it may then fire for nothing,
- * once, after the wheel's last callout was cancelled.
- */
-bool twheel_tick_set(unsigned int cpu)
-{
-	struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
-	unsigned long flags;
-	bool set;
-
-	raw_spin_lock_irqsave(&base->lock, flags);
-	set = base->programmed != U64_MAX;
-	raw_spin_unlock_irqrestore(&base->lock, flags);
-	return set;
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_tick_set);
 
 /* For debugfs and KUnit: the wheels' geometry, and the tick now running. */
 const struct twheel_geometry *twheel_geometry(void)

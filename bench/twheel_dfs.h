@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * twheel_dfs.h - what the live benchmark modules read of twheel's debugfs.
+ * twheel_dfs.h - twheel's debugfs files, read and written as a user does,
+ * for the benchmark modules and the debugfs KUnit suite.
  *
  * The bench modules are twheel clients: besides <twheel.h> they know twheel
  * only through its debugfs files.  Each includes this header for its own
  * copy of the readers, as static inline functions, rather than linking one
- * object into two modules.
+ * object into several modules.  The files are reached through a shell
+ * started as a usermode helper, so the guest needs /bin/sh, cat and a
+ * writable /tmp.
  */
 #ifndef _TWHEEL_DFS_H
 #define _TWHEEL_DFS_H
@@ -13,8 +16,10 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/umh.h>
 
 #include "twheel.h"
 
@@ -38,14 +43,53 @@ struct dfs_config {
 	u64 tick_ns;
 };
 
-/* Read a whole debugfs file into @buf, NUL-terminated. */
+/* Run @cmd with /bin/sh as a usermode helper; 0 if it exits with 0. */
+static inline int dfs_sh(const char *cmd)
+{
+	char *argv[4], *envp[2];
+
+	argv[0] = "/bin/sh";
+	argv[1] = "-c";
+	argv[2] = (char *)cmd;
+	argv[3] = NULL;
+	envp[0] = "PATH=/bin:/sbin";
+	envp[1] = NULL;
+	return call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC) ?
+	       -EIO : 0;
+}
+
+/**
+ * dfs_read() - read a whole debugfs file as a user does
+ * @path: the file.
+ * @buf: where to, NUL-terminated.
+ * @size: the size of @buf.
+ *
+ * A shell copies @path into a file of the calling task's own in /tmp (a
+ * tmpfs in the test guests), which kernel_read() then reads: debugfs's
+ * proxy passes only read() on, which takes a user buffer.
+ *
+ * Context: process context; sleeps.
+ * Return: 0, or -errno; -EIO if the copy failed.
+ */
 static inline int dfs_read(const char *path, char *buf, size_t size)
 {
-	struct file *f = filp_open(path, O_RDONLY, 0);
+	char tmp[32], *cmd;
+	struct file *f;
 	size_t len = 0;
 	loff_t pos = 0;
 	ssize_t n;
+	int ret;
 
+	snprintf(tmp, sizeof(tmp), "/tmp/twheel-dfs.%d", task_pid_nr(current));
+	cmd = kasprintf(GFP_KERNEL, "cat %s >%s", path, tmp);
+	if (!cmd)
+		return -ENOMEM;
+	ret = dfs_sh(cmd);
+	kfree(cmd);
+	buf[0] = '\0';
+	if (ret)
+		return ret;
+	f = filp_open(tmp, O_RDONLY, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	do {
@@ -56,6 +100,26 @@ static inline int dfs_read(const char *path, char *buf, size_t size)
 	filp_close(f, NULL);
 	buf[len] = '\0';
 	return n < 0 ? n : 0;
+}
+
+/**
+ * dfs_write() - write a string to a debugfs file as a user does
+ * @path: the file.
+ * @s: what to write (a shell word: no quoting is done).
+ *
+ * Context: process context; sleeps.
+ * Return: 0 if the write succeeded, -EIO if it was refused.
+ */
+static inline int dfs_write(const char *path, const char *s)
+{
+	char *cmd = kasprintf(GFP_KERNEL, "echo %s >%s", s, path);
+	int ret;
+
+	if (!cmd)
+		return -ENOMEM;
+	ret = dfs_sh(cmd);
+	kfree(cmd);
+	return ret;
 }
 
 /* Fill @cfg from "config"; -EPROTO if it does not say what this needs. */

@@ -167,15 +167,12 @@ void twheel_engine_freeze(void);
 void twheel_engine_thaw(void);
 unsigned long twheel_engine_cancel_if(twheel_match_fn match, void *data,
 				      callout_func_t *first);
-int twheel_debug_fixups(void);
 void twheel_init_timeout(struct callout *c, const char *name,
 			 struct lock_class_key *key);
 int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
 		       unsigned long ticks);
 int twheel_cancel_timeout(struct callout *c);
 void twheel_count_timeout(bool failed);
-u64 twheel_interrupts(unsigned int cpu);
-bool twheel_tick_set(unsigned int cpu);
 const struct twheel_geometry *twheel_geometry(void);
 u64 twheel_now(void);
 void twheel_stats_read(unsigned int cpu, struct twheel_cpu_stats *st);
@@ -195,9 +192,6 @@ size_t twheel_timeout_entry_size(void);
 const struct callout *twheel_timeout_lookup(callout_func_t func, void *arg);
 unsigned int twheel_timeout_free_read(unsigned int cpu,
 				      const struct callout **first);
-unsigned int twheel_timeout_starve(bool starve);
-unsigned int twheel_timeout_refill(void);
-void twheel_hash_flush(void);
 unsigned long twheel_timeout_cancel_if(twheel_match_fn match, void *data,
 				       callout_func_t *first);
 

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of the BSD interface behind its API: how the timeout() hash
- * table holds duplicates of one (func, arg) (twheel_hash_read(),
- * twheel_timeout_lookup()), timeout() when its allocations fail, made to
- * by fault injection aimed at the test's own task (current->fail_nth), and
- * twheel_timeout_cancel_if().
+ * table holds duplicates of one (func, arg) and grows (twheel_hash_read(),
+ * twheel_timeout_lookup()), timeout()'s per-CPU free lists and what it
+ * does when its allocations fail, made to by fault injection (failslab,
+ * and current->fail_nth aimed at the test's own task), and
+ * twheel_timeout_cancel_if().  The module has no hook for these tests:
+ * they drive it through timeout(), untimeout() and fault injection, and
+ * look through readers exported with EXPORT_SYMBOL_IF_KUNIT().
  *
  * Waiters busy-poll against ktime rather than sleep (test_util.h).
  */
@@ -13,18 +16,19 @@
 #include <linux/atomic.h>
 #include <linux/bottom_half.h>
 #include <linux/cpumask.h>
+#include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
-#include <linux/umh.h>
 #include <linux/vmalloc.h>
 
 #include "twheel.h"
 #include "twheel_compat.h"
 #include "twheel_internal.h"
 #include "test_util.h"
+#include "../bench/twheel_dfs.h"
 
 static void other_fn(void *arg)
 {
@@ -105,25 +109,44 @@ static void timeout_duplicates_keep_chains_short(struct kunit *test)
 }
 
 /*
- * Duplicates of one key, more than twice the table's buckets, do not make
- * the table grow: it counts keys, and there is one.
+ * Duplicates of one key do not make the table grow: it counts keys, and
+ * there is one.  With the table at 2^b buckets, 8 * 2^b duplicates and
+ * 4 * 2^b other keys are armed with preemption off, so that the growth
+ * work, queued on this CPU, runs once after the burst: it sizes the table
+ * to a bucket per key, 2^(b + 3) for the 4 * 2^b + 1 keys, where counting
+ * the duplicates would make it 2^(b + 4).
  */
 static void timeout_duplicates_do_not_grow_table(struct kunit *test)
 {
 	atomic_t *dup = kunit_kzalloc(test, sizeof(*dup), GFP_KERNEL);
-	unsigned int bits = hash_bits(), n = (2U << bits) + 100, i;
-	unsigned int failed = 0, after;
+	unsigned int bits = hash_bits(), n, k, i, failed = 0, left = 0;
+	atomic_t *other;
+	bool grew;
 
 	KUNIT_ASSERT_NOT_NULL(test, dup);
+	if (bits > 14)
+		kunit_skip(test, "the table has 2^%u buckets already", bits);
+	n = 8U << bits;
+	k = 4U << bits;
+	other = vcalloc(k, sizeof(*other));
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	preempt_disable();
 	for (i = 0; i < n; i++)
 		failed += timeout(count_fn, dup, FAR_TICKS) != 0;
-	/* A growth asked for meanwhile has finished, or found no need. */
-	twheel_hash_flush();
-	after = hash_bits();
+	for (i = 0; i < k; i++)
+		failed += timeout(count_fn, &other[i], FAR_TICKS) != 0;
+	preempt_enable();
+	grew = poll_until(hash_bits() != bits);
+	for (i = 0; i < k; i++)
+		left += untimeout(count_fn, &other[i]) != 1;
+	vfree(other);
 
 	KUNIT_EXPECT_EQ(test, failed, 0);
-	KUNIT_EXPECT_EQ_MSG(test, after, bits,
-			    "%u duplicates of one key grew the table", n);
+	KUNIT_EXPECT_EQ(test, left, 0);
+	KUNIT_EXPECT_TRUE_MSG(test, grew, "%u keys did not grow the table", k);
+	KUNIT_EXPECT_EQ_MSG(test, hash_bits(), bits + 3,
+			    "%u duplicates and %u other keys, from 2^%u buckets",
+			    n, k, bits);
 	KUNIT_EXPECT_EQ(test, untimeout_all(count_fn, dup), n);
 	KUNIT_EXPECT_EQ(test, atomic_read(dup), 0);
 }
@@ -149,14 +172,15 @@ static void timeout_burst_of_keys_sizes_table(struct kunit *test)
 	atomic_t *a = vcalloc(NKEYS, sizeof(*a));
 	unsigned int i, failed = 0, left = 0, bits;
 	unsigned long longest;
+	bool grown;
 
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	preempt_disable();
 	for (i = 0; i < NKEYS; i++)
 		failed += timeout(count_fn, &a[i], FAR_TICKS) != 0;
 	preempt_enable();
-	/* The growth asked for meanwhile has finished. */
-	twheel_hash_flush();
+	/* The growth asked for meanwhile stops at two keys a bucket. */
+	grown = poll_until(BIT(hash_bits()) >= NKEYS / 2);
 	twheel_hash_read(&bits, &longest);
 	for (i = 0; i < NKEYS; i++)
 		left += untimeout(count_fn, &a[i]) != 1;
@@ -166,8 +190,8 @@ static void timeout_burst_of_keys_sizes_table(struct kunit *test)
 		   NKEYS, BIT(bits), longest);
 	KUNIT_EXPECT_EQ(test, failed, 0);
 	KUNIT_EXPECT_EQ(test, left, 0);
-	KUNIT_EXPECT_GE_MSG(test, BIT(bits), NKEYS / 2,
-			    "%lu buckets for %lu keys", BIT(bits), NKEYS);
+	KUNIT_EXPECT_TRUE_MSG(test, grown, "%lu buckets for %lu keys",
+			      BIT(bits), NKEYS);
 	KUNIT_EXPECT_LE_MSG(test, longest, 16UL,
 			    "a chain of %lu keys in %lu buckets", longest,
 			    BIT(bits));
@@ -302,78 +326,217 @@ static u64 timeout_failures(unsigned int cpu)
 }
 
 /*
+ * Arm far timeout()s of (count_fn, @arg) on @cpu, the calling CPU, until
+ * its free list is empty, and return how many: each takes an entry off the
+ * list, and none allocates.  The caller holds softirqs off (so preemption,
+ * and with it the refill work queued on @cpu, until it lets them on again)
+ * and cancels the callouts with untimeout_all().
+ */
+static unsigned int empty_free_list(atomic_t *arg, unsigned int cpu)
+{
+	unsigned int n = 0;
+
+	while (twheel_timeout_free_read(cpu, NULL) && n <= TWHEEL_FREE_MAX &&
+	       !timeout(count_fn, arg, FAR_TICKS))
+		n++;
+	return n;
+}
+
+/*
+ * With the CPU's free list empty, timeout() falls back on a GFP_ATOMIC
+ * allocation, which succeeds here, and asks for a refill; once softirqs
+ * are on again, the refill work brings the list back to its fill mark.
+ */
+static void timeout_empty_list_falls_back_and_refills(struct kunit *test)
+{
+	atomic_t *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	unsigned int cpu, drained, list[2];
+	u64 failures;
+	int ret;
+	bool refilled;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	migrate_disable();
+	local_bh_disable();
+	cpu = smp_processor_id();
+	failures = timeout_failures(cpu);
+	drained = empty_free_list(a, cpu);
+	list[0] = twheel_timeout_free_read(cpu, NULL);
+	ret = timeout(count_fn, a, FAR_TICKS);
+	list[1] = twheel_timeout_free_read(cpu, NULL);
+	failures = timeout_failures(cpu) - failures;
+	local_bh_enable();
+	/* The refill work runs on this CPU when this thread lets it. */
+	refilled = poll_until(twheel_timeout_free_read(cpu, NULL) >=
+			      TWHEEL_FREE_FILL);
+	migrate_enable();
+
+	KUNIT_EXPECT_GT(test, drained, 0U);
+	KUNIT_EXPECT_EQ(test, list[0], 0U);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "timeout() with the list empty");
+	KUNIT_EXPECT_EQ_MSG(test, list[1], 0U, "the entry came off a list");
+	KUNIT_EXPECT_EQ(test, failures, 0ULL);
+	KUNIT_EXPECT_TRUE_MSG(test, refilled, "CPU %u's list below %u", cpu,
+			      TWHEEL_FREE_FILL);
+	KUNIT_EXPECT_EQ(test, untimeout_all(count_fn, a), drained + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(a), 0);
+}
+
+struct hardirq_arm {
+	struct hrtimer timer;
+	atomic_t *arg;
+	int ret;
+	atomic_t done;
+};
+
+static enum hrtimer_restart hardirq_arm_fn(struct hrtimer *timer)
+{
+	struct hardirq_arm *h = container_of(timer, struct hardirq_arm, timer);
+
+	h->ret = timeout(count_fn, h->arg, FAR_TICKS);
+	atomic_set_release(&h->done, 1);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * timeout() from hardirq context, with the CPU's free list empty, takes
+ * its entry from the allocator (GFP_ATOMIC) and arms it; lockdep would
+ * report an allocation that may not be made there.  The hrtimer is pinned
+ * to this CPU, whose softirqs stay off, so that the list stays empty.
+ */
+static void timeout_empty_list_in_hardirq_allocates(struct kunit *test)
+{
+	struct hardirq_arm *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	atomic_t *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	unsigned int cpu, drained, list;
+	bool fired;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	h->arg = a;
+	hrtimer_init(&h->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	h->timer.function = hardirq_arm_fn;
+	local_bh_disable();
+	cpu = smp_processor_id();
+	drained = empty_free_list(a, cpu);
+	hrtimer_start(&h->timer, ns_to_ktime(NSEC_PER_MSEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	fired = poll_until(atomic_read_acquire(&h->done));
+	list = twheel_timeout_free_read(cpu, NULL);
+	local_bh_enable();
+	hrtimer_cancel(&h->timer);
+
+	KUNIT_EXPECT_TRUE_MSG(test, fired, "the hrtimer did not fire");
+	KUNIT_EXPECT_EQ(test, h->ret, 0);
+	KUNIT_EXPECT_EQ_MSG(test, list, 0U, "the entry came off a list");
+	KUNIT_EXPECT_EQ(test, untimeout_all(count_fn, a), drained + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(a), 0);
+}
+
+/*
  * With the CPU's free list empty, failslab fails timeout()'s GFP_ATOMIC
- * allocation: -ENOMEM, counted, nothing armed, and untimeout() finds each
- * earlier duplicate exactly once.  The allocation is __GFP_NOWARN, so the
- * injected failure prints no stack (the run's console judges that).
- * Softirqs stay off throughout, so that the list is refilled only after.
+ * allocation, twice: -ENOMEM each time, counted, nothing armed, and
+ * untimeout() finds each earlier duplicate exactly once, the newest first.
+ * The allocation is __GFP_NOWARN, so the injected failures print no stack
+ * (the run's console judges that).  Softirqs stay off throughout, so that
+ * the list is refilled only after.
  */
 static void timeout_alloc_failure_returns_enomem(struct kunit *test)
 {
 	atomic_t *dup = kunit_kzalloc(test, sizeof(*dup), GFP_KERNEL);
 	const struct callout *newest, *seen;
-	unsigned int cpu, list, left;
+	unsigned int cpu, drained, list, left[2], cancelled;
 	u64 failures;
-	int ret[4];
+	int ret[2];
 
 	if (!IS_ENABLED(CONFIG_FAILSLAB))
 		kunit_skip(test, "needs CONFIG_FAILSLAB");
 	KUNIT_ASSERT_NOT_NULL(test, dup);
 	KUNIT_ASSERT_EQ(test, timeout(count_fn, dup, FAR_TICKS), 0);
-	KUNIT_ASSERT_EQ(test, timeout(count_fn, dup, FAR_TICKS), 0);
-	newest = twheel_timeout_lookup(count_fn, dup);
 
 	local_bh_disable();
 	cpu = smp_processor_id();
 	failures = timeout_failures(cpu);
-	/* Only to empty the list: the flag is off again before timeout(). */
-	twheel_timeout_starve(true);
-	twheel_timeout_starve(false);
+	drained = empty_free_list(dup, cpu);
+	newest = twheel_timeout_lookup(count_fn, dup);
 	list = twheel_timeout_free_read(cpu, NULL);
 	fail_nth_set(1);
 	ret[0] = timeout(count_fn, dup, 0);
-	left = fail_nth_left();
+	left[0] = fail_nth_left();
+	fail_nth_set(1);
+	ret[1] = timeout(count_fn, dup, 0);
+	left[1] = fail_nth_left();
 	fail_nth_set(0);
 	seen = twheel_timeout_lookup(count_fn, dup);
 	failures = timeout_failures(cpu) - failures;
-	ret[1] = untimeout(count_fn, dup);
-	ret[2] = untimeout(count_fn, dup);
-	ret[3] = untimeout(count_fn, dup);
+	cancelled = untimeout_all(count_fn, dup);
 	local_bh_enable();
 
-	KUNIT_EXPECT_EQ(test, list, 0);
-	KUNIT_EXPECT_EQ_MSG(test, left, 0, "the allocation was not reached");
+	KUNIT_EXPECT_EQ(test, list, 0U);
+	KUNIT_EXPECT_EQ_MSG(test, left[0], 0U, "the allocation was not reached");
+	KUNIT_EXPECT_EQ_MSG(test, left[1], 0U, "the allocation was not reached");
 	KUNIT_EXPECT_EQ(test, ret[0], -ENOMEM);
-	KUNIT_EXPECT_EQ(test, failures, 1ULL);
-	KUNIT_EXPECT_PTR_EQ_MSG(test, seen, newest, "the failed one is hashed");
-	KUNIT_EXPECT_EQ_MSG(test, ret[1], 1, "untimeout() of the 2nd duplicate");
-	KUNIT_EXPECT_EQ_MSG(test, ret[2], 1, "untimeout() of the 1st duplicate");
-	KUNIT_EXPECT_EQ_MSG(test, ret[3], 0, "untimeout() with none armed");
-	/* After the time the failed one asked for (0 ticks), plenty. */
+	KUNIT_EXPECT_EQ(test, ret[1], -ENOMEM);
+	KUNIT_EXPECT_EQ(test, failures, 2ULL);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, seen, newest, "a failed one is hashed");
+	KUNIT_EXPECT_EQ_MSG(test, cancelled, drained + 1,
+			    "untimeout()s of the armed duplicates");
+	/* After the time the failed ones asked for (0 ticks), plenty. */
 	spin_ns(20 * twheel_tick_ns());
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(dup), 0, "a callout ran");
 }
 
-#define FAILSLAB_KNOB	"/sys/kernel/debug/failslab/ignore-gfp-wait"
+#define FAILSLAB	"/sys/kernel/debug/failslab/"
+#define CACHE		"/sys/kernel/slab/twheel_timeout/"
+
+/* A failslab knob and its value: on, then back to the default. */
+struct knob {
+	const char *path;
+	const char *on;
+	const char *off;
+};
 
 /*
- * Set failslab's ignore-gfp-wait through its debugfs file, which only a
- * write from user memory reaches: a shell started as a usermode helper.
- * With failslab's probability left at 0, clearing it fails nothing but
- * what fail_nth picks.  Return: 0 if the file now holds @val.
+ * Make failslab fail the one allocation from twheel's timeout() cache that
+ * follows three more, of any kind (GFP_KERNEL too), and nothing else: only
+ * marked caches failing (the test guests boot with
+ * "slub_debug=A,twheel_timeout", which marks that one), the first three
+ * allocations' sizes let through ("space"), then one failure ("times") at
+ * a probability of 100%.  Or set every knob back to its default.  The
+ * knobs are files that only a write from user memory reaches
+ * (twheel_dfs.h).  Return: 0 if done.
  */
-static int failslab_ignore_gfp_wait(bool val)
+static int fail_fourth_timeout_alloc(bool on)
 {
-	char *argv[4], *envp[2];
+	static const struct knob knobs[] = {
+		{ FAILSLAB "ignore-gfp-wait", "N", "Y" },
+		{ FAILSLAB "cache-filter", "Y", "N" },
+		{ FAILSLAB "verbose", "0", "2" },
+		{ FAILSLAB "times", "1", "1" },
+		{ FAILSLAB "space", NULL, "0" },
+		{ FAILSLAB "probability", "100", "0" },
+	};
+	unsigned int size, i;
+	char space[16], buf[32];
+	int ret = 0;
 
-	argv[0] = "/bin/sh";
-	argv[1] = "-c";
-	argv[2] = val ? "echo Y >" FAILSLAB_KNOB " && grep -qx Y " FAILSLAB_KNOB :
-			"echo N >" FAILSLAB_KNOB " && grep -qx N " FAILSLAB_KNOB;
-	argv[3] = NULL;
-	envp[0] = "PATH=/bin:/sbin";
-	envp[1] = NULL;
-	return call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+	if (on) {
+		if (dfs_sh("grep -qx 1 " CACHE "failslab"))
+			return -ENODEV;
+		ret = dfs_read(CACHE "object_size", buf, sizeof(buf));
+		if (ret || kstrtouint(strim(buf), 10, &size))
+			return ret ?: -EPROTO;
+		snprintf(space, sizeof(space), "%u", 3 * size + 1);
+	}
+	/* Probability last when on, first (from the end) when off. */
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+		const struct knob *k = &knobs[on ? i : ARRAY_SIZE(knobs) - 1 - i];
+
+		ret = dfs_write(k->path, on ? k->on ?: space : k->off) ?: ret;
+		if (on && ret)
+			return ret;
+	}
+	return ret;
 }
 
 /*
@@ -382,47 +545,52 @@ static int failslab_ignore_gfp_wait(bool val)
  * its GFP_ATOMIC fallback, and, when that fails too, returns -ENOMEM with
  * nothing armed.  Every entry is accounted for: untimeout() finds each
  * armed one exactly once, and unloading twheel destroys its cache with no
- * object left (the slab would print "Objects remaining").
+ * object left (the slab would print "Objects remaining").  The refill is
+ * the real one, queued by timeout() and run by a kworker; failslab (not
+ * fail_nth, which follows one task) fails its allocation.
  */
 static void timeout_refill_failure_falls_back(struct kunit *test)
 {
 	atomic_t *dup = kunit_kzalloc(test, sizeof(*dup), GFP_KERNEL);
-	unsigned int cpu, filled, left[2], list, i, armed = 1, failed = 0;
+	unsigned int cpu, drained, filled, list, i, armed, failed = 0;
+	bool stopped;
 	int ret;
 
 	if (!IS_ENABLED(CONFIG_FAILSLAB))
 		kunit_skip(test, "needs CONFIG_FAILSLAB");
 	KUNIT_ASSERT_NOT_NULL(test, dup);
-	if (failslab_ignore_gfp_wait(false))
-		kunit_skip(test, "cannot clear " FAILSLAB_KNOB);
-	KUNIT_EXPECT_EQ(test, timeout(count_fn, dup, FAR_TICKS), 0);
+	if (fail_fourth_timeout_alloc(true)) {
+		fail_fourth_timeout_alloc(false);
+		kunit_skip(test, "cannot make failslab fail twheel's cache alone");
+	}
 
 	migrate_disable();
 	cpu = smp_processor_id();
-	fail_nth_set(4);
-	filled = twheel_timeout_refill();
-	left[0] = fail_nth_left();
-	fail_nth_set(0);
+	local_bh_disable();
+	drained = empty_free_list(dup, cpu);
+	local_bh_enable();
+	/* The refill: three entries, then the failure stops it. */
+	stopped = poll_until(twheel_timeout_free_read(cpu, NULL) >= 3 &&
+			     !dfs_sh("grep -qx 0 " FAILSLAB "times"));
+	filled = twheel_timeout_free_read(cpu, NULL);
 
 	local_bh_disable();
 	/* The three on the list, then two from the allocator. */
 	for (i = 0; i < filled + 2; i++)
 		failed += timeout(count_fn, dup, FAR_TICKS) != 0;
-	armed += filled + 2;
+	armed = drained + filled + 2;
 	list = twheel_timeout_free_read(cpu, NULL);
 	fail_nth_set(1);
 	ret = timeout(count_fn, dup, FAR_TICKS);
-	left[1] = fail_nth_left();
 	fail_nth_set(0);
 	local_bh_enable();
 	migrate_enable();
 
-	KUNIT_EXPECT_EQ(test, failslab_ignore_gfp_wait(true), 0);
+	KUNIT_EXPECT_EQ(test, fail_fourth_timeout_alloc(false), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, stopped, "no failed refill");
 	KUNIT_EXPECT_EQ_MSG(test, filled, 3U, "entries left by the refill");
-	KUNIT_EXPECT_EQ(test, left[0], 0U);
 	KUNIT_EXPECT_EQ_MSG(test, failed, 0U, "of %u timeout()s", filled + 2);
 	KUNIT_EXPECT_EQ(test, list, 0U);
-	KUNIT_EXPECT_EQ(test, left[1], 0U);
 	KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
 	KUNIT_EXPECT_EQ(test, untimeout_all(count_fn, dup), armed);
 	KUNIT_EXPECT_EQ(test, atomic_read(dup), 0);
@@ -525,6 +693,8 @@ static struct kunit_case twheel_timeout_cases[] = {
 	KUNIT_CASE(untimeout_duplicates_newest_first),
 	KUNIT_CASE_PARAM(timeout_duplicates_expire_in_any_order,
 			 expiry_gen_params),
+	KUNIT_CASE(timeout_empty_list_falls_back_and_refills),
+	KUNIT_CASE(timeout_empty_list_in_hardirq_allocates),
 	KUNIT_CASE(timeout_alloc_failure_returns_enomem),
 	KUNIT_CASE(timeout_refill_failure_falls_back),
 	KUNIT_CASE(timeout_cancel_if_matches_func),

@@ -33,8 +33,11 @@ mkdir -p "$(dirname "$log")"
 note "[$label] booting $(basename "$kernel") with $# modules; console in $log"
 start=$(date +%s)
 qemu=0
+# Failslab may fail allocations from twheel's timeout() cache, whichever
+# task makes them, when suite twheel_timeout asks it to.
 "$here/qemu-run.sh" --kernel "$kernel" --log "$log" --timeout "$timeout" \
-	--append "$append" --cpus "$cpus" "$@" ||
+	--append "slub_debug=A,twheel_timeout${append:+ $append}" \
+	--cpus "$cpus" "$@" ||
 	qemu=$?
 note "[$label] guest ran $(( $(date +%s) - start )) s"
 
