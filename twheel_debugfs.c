@@ -9,13 +9,9 @@
  *   callouts  the pending callouts, at most TWHEEL_LIST_MAX of them
  *
  * Each read copies what it shows under the locks it needs, then prints
- * after unlocking.
- *
- * The files offer read_iter (and stats write_iter), so that kernel_read()
- * and kernel_write() work on them, which the KUnit tests use; debugfs's
- * full proxy only passes read and write on, so they are created "unsafe":
- * their fops belong to this module, which an open file pins, and all they
- * touch lives as long as the module.
+ * after unlocking.  The files are plain seq_files behind debugfs's full
+ * proxy; the tests and benchmarks read them as a user does, from a
+ * process.
  */
 
 #include <linux/cpumask.h>
@@ -24,7 +20,7 @@
 #include <linux/math64.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/uio.h>
+#include <linux/uaccess.h>
 
 #include "twheel_internal.h"
 
@@ -160,41 +156,38 @@ static int stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-/* As DEFINE_SHOW_ATTRIBUTE(), with read_iter: see the top of the file. */
-#define TWHEEL_SHOW_ATTRIBUTE(name, write)				\
-static int name##_open(struct inode *inode, struct file *file)		\
-{									\
-	return single_open(file, name##_show, inode->i_private);	\
-}									\
-									\
-static const struct file_operations name##_fops = {			\
-	.owner = THIS_MODULE,						\
-	.open = name##_open,						\
-	.read_iter = seq_read_iter,					\
-	.write_iter = write,						\
-	.llseek = seq_lseek,						\
-	.release = single_release,					\
-}
-
 /* Writing 0 resets the counters; nothing else is taken. */
-static ssize_t stats_write(struct kiocb *iocb, struct iov_iter *from)
+static ssize_t stats_write(struct file *file, const char __user *ubuf,
+			   size_t len, loff_t *ppos)
 {
-	size_t len = iov_iter_count(from);
-	char buf[16];
 	unsigned int v;
+	int ret;
 
-	if (len >= sizeof(buf))
+	/* kstrtouint_from_user() would parse a longer write cut short. */
+	if (len >= 16)
 		return -EINVAL;
-	if (copy_from_iter(buf, len, from) != len)
-		return -EFAULT;
-	buf[len] = '\0';
-	if (kstrtouint(buf, 0, &v) || v)
+	ret = kstrtouint_from_user(ubuf, len, 0, &v);
+	if (ret)
+		return ret;
+	if (v)
 		return -EINVAL;
 	twheel_stats_reset();
 	return len;
 }
 
-TWHEEL_SHOW_ATTRIBUTE(stats, stats_write);
+static int stats_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, stats_show, inode->i_private);
+}
+
+static const struct file_operations stats_fops = {
+	.owner = THIS_MODULE,
+	.open = stats_open,
+	.read = seq_read,
+	.write = stats_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
 
 static int config_show(struct seq_file *m, void *v)
 {
@@ -216,7 +209,7 @@ static int config_show(struct seq_file *m, void *v)
 	seq_printf(m, "now: tick %llu\n", twheel_now());
 	return 0;
 }
-TWHEEL_SHOW_ATTRIBUTE(config, NULL);
+DEFINE_SHOW_ATTRIBUTE(config);
 
 static void hist_show(struct seq_file *m, const char *unit, const u64 *hist)
 {
@@ -255,7 +248,7 @@ static int latency_show(struct seq_file *m, void *v)
 	kfree(st);
 	return 0;
 }
-TWHEEL_SHOW_ATTRIBUTE(latency, NULL);
+DEFINE_SHOW_ATTRIBUTE(latency);
 
 static int wheel_show(struct seq_file *m, void *v)
 {
@@ -275,7 +268,7 @@ static int wheel_show(struct seq_file *m, void *v)
 	}
 	return 0;
 }
-TWHEEL_SHOW_ATTRIBUTE(wheel, NULL);
+DEFINE_SHOW_ATTRIBUTE(wheel);
 
 static int callouts_show(struct seq_file *m, void *v)
 {
@@ -305,21 +298,17 @@ static int callouts_show(struct seq_file *m, void *v)
 	kvfree(info);
 	return 0;
 }
-TWHEEL_SHOW_ATTRIBUTE(callouts, NULL);
+DEFINE_SHOW_ATTRIBUTE(callouts);
 
 void twheel_debugfs_init(void)
 {
 	twheel_dir = debugfs_create_dir("twheel", NULL);
-	debugfs_create_file_unsafe("stats", 0600, twheel_dir, NULL,
-				   &stats_fops);
-	debugfs_create_file_unsafe("config", 0400, twheel_dir, NULL,
-				   &config_fops);
-	debugfs_create_file_unsafe("latency", 0400, twheel_dir, NULL,
-				   &latency_fops);
-	debugfs_create_file_unsafe("wheel", 0400, twheel_dir, NULL,
-				   &wheel_fops);
-	debugfs_create_file_unsafe("callouts", 0400, twheel_dir, NULL,
-				   &callouts_fops);
+	debugfs_create_file("stats", 0600, twheel_dir, NULL, &stats_fops);
+	debugfs_create_file("config", 0400, twheel_dir, NULL, &config_fops);
+	debugfs_create_file("latency", 0400, twheel_dir, NULL, &latency_fops);
+	debugfs_create_file("wheel", 0400, twheel_dir, NULL, &wheel_fops);
+	debugfs_create_file("callouts", 0400, twheel_dir, NULL,
+			    &callouts_fops);
 }
 
 void twheel_debugfs_exit(void)

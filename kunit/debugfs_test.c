@@ -4,8 +4,9 @@
  * known workload, that writing 0 to stats resets it, and that every file
  * can be read while callouts are armed and cancelled on the other CPU.
  *
- * The files are read as a user reads them, through the VFS, so debugfs
- * must be mounted at /sys/kernel/debug (the test guest's init does that).
+ * The files are read and written as a user does, by a shell
+ * (bench/twheel_dfs.h), so debugfs must be mounted at /sys/kernel/debug
+ * and /tmp writable (the test guest's init sees to both).
  */
 
 #include <kunit/test.h>
@@ -22,51 +23,20 @@
 
 #include "twheel.h"
 #include "twheel_compat.h"
+#include "../bench/twheel_dfs.h"
 
 #define DIR		"/sys/kernel/debug/twheel/"
 #define FILE_MAX	(256 * 1024)
 #define LOST_NS		(20 * NSEC_PER_SEC)
 
-/* Read a whole file into @buf, NUL-terminated; its length or -errno. */
-static ssize_t slurp(const char *name, char *buf, size_t size)
-{
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-
-	f = filp_open(name, O_RDONLY, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	do {
-		n = kernel_read(f, buf + pos, size - 1 - pos, &pos);
-	} while (n > 0 && pos < size - 1);
-	filp_close(f, NULL);
-	buf[pos] = '\0';
-	return n < 0 ? n : pos;
-}
-
 static char *read_file(struct kunit *test, const char *name)
 {
 	char *buf = kunit_kzalloc(test, FILE_MAX + 1, GFP_KERNEL);
-	ssize_t n;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	n = slurp(name, buf, FILE_MAX + 1);
-	KUNIT_ASSERT_GE_MSG(test, n, 0, "reading %s", name);
+	KUNIT_ASSERT_EQ_MSG(test, dfs_read(name, buf, FILE_MAX + 1), 0,
+			    "reading %s", name);
 	return buf;
-}
-
-static int write_file(const char *name, const char *s)
-{
-	struct file *f = filp_open(name, O_WRONLY, 0);
-	loff_t pos = 0;
-	ssize_t n;
-
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	n = kernel_write(f, s, strlen(s), &pos);
-	filp_close(f, NULL);
-	return n < 0 ? n : 0;
 }
 
 /* The "total" row of stats. */
@@ -133,7 +103,7 @@ static void stats_counts_known_workload(struct kunit *test)
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, b);
-	KUNIT_ASSERT_EQ(test, write_file(DIR "stats", "0"), 0);
+	KUNIT_ASSERT_EQ(test, dfs_write(DIR "stats", "0"), 0);
 	for (i = 0; i < ARRAY_SIZE(b->c); i++) {
 		callout_init(&b->c[i]);
 		KUNIT_ASSERT_EQ(test, setcallout(&b->c[i], batch_fn, &b->fired,
@@ -193,8 +163,8 @@ static void stats_write_zero_resets(struct kunit *test)
 	KUNIT_EXPECT_GE(test, t.started, 1ULL);
 	KUNIT_EXPECT_EQ(test, t.pending, 1ULL);
 
-	KUNIT_EXPECT_EQ(test, write_file(DIR "stats", "1"), -EINVAL);
-	KUNIT_EXPECT_EQ(test, write_file(DIR "stats", "0"), 0);
+	KUNIT_EXPECT_EQ(test, dfs_write(DIR "stats", "1"), -EIO);
+	KUNIT_EXPECT_EQ(test, dfs_write(DIR "stats", "0"), 0);
 	read_totals(test, &t);
 	KUNIT_EXPECT_EQ(test, t.started, 0ULL);
 	KUNIT_EXPECT_EQ(test, t.stopped, 0ULL);
@@ -350,7 +320,7 @@ static void files_read_under_load(struct kunit *test)
 	test->priv = s;
 	while (ktime_before(ktime_get(), end)) {
 		for (i = 0; i < ARRAY_SIZE(files); i++) {
-			failed += slurp(files[i], buf, FILE_MAX + 1) <= 0;
+			failed += dfs_read(files[i], buf, FILE_MAX + 1) || !buf[0];
 			reads++;
 		}
 	}
