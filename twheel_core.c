@@ -14,6 +14,37 @@
  * Hierarchical Timing Wheels: Efficient Data Structures for Implementing a
  * Timer Facility" (SOSP 1987; IEEE/ACM ToN 1997).
  *
+ * The words this file uses, each for one thing only:
+ *
+ *  ===========  ===========================================================
+ *  tick         the unit of time; the owner's clock counts ticks
+ *  level        an array of slots, level 0 the finest; Scheme 6 has one.
+ *               Level n has s[n] slots in the geometry
+ *  slot         a list of entries, with its busy bit
+ *  span         the ticks one slot of level n covers, g[n] = s[0] * ... *
+ *               s[n-1]; the span of a hierarchy is that of all its levels
+ *  prefix       a tick divided by g[n]: which slot, counted from tick 0,
+ *               of level n's endless sequence holds it
+ *  rotation     one pass of the clock over every slot of a level
+ *  window       the ticks a level below the top holds: the current slot of
+ *               the level above and the next one (2 * s[n] slots)
+ *  visit        the tick on which the wheel looks at a slot's entries
+ *  early visit  a visit to an entry that is not due yet, which leaves it
+ *               where it is: a hashed level holds later rotations
+ *  drain        the move of one slot's entries down one level, spread over
+ *               the ticks before its span begins
+ *  migrate      what a drain does to one entry: the paper's "migration",
+ *               counted in &twheel_stats.migrated.  A callout that goes to
+ *               another CPU "moves" (twheel_hw.c); it never migrates
+ *  busy bit     one bit per slot, set while the slot holds entries: the
+ *               hardware assist of the paper's Appendix A
+ *  open         said of a tick whose processing twheel_advance_batch()
+ *               paused for lack of budget (&twheel.open)
+ *  park         while level 0's slot for this tick is processed, the last
+ *               entry put back in it (not due on this rotation), so that
+ *               those after it keep their order (&twheel.park)
+ *  ===========  ===========================================================
+ *
  * Scheme 6, hashed wheel with unordered lists.  One array of 2^k slots.  An
  * entry due on absolute tick E sits in slot E mod 2^k; the paper keeps the
  * quotient (the "rounds" left) in the entry's high-order bits, twheel keeps

@@ -75,7 +75,7 @@
  * Locking.  Holding a base's lock means that its wheel, its clock and
  * hrtimer bookkeeping, and every callout whose entry.owner names the base
  * (func, arg, entry) are stable.  A callout's base changes only under the
- * old base's lock, with %CALLOUT_MIGRATING set in entry.owner until the new
+ * old base's lock, with %CALLOUT_MOVING set in entry.owner until the new
  * base's lock is held, so lock_callout_base() can find the right lock
  * without one of its own.  The lock is dropped while a callout's function
  * runs.  Two base locks are held together only by the CPU hotplug dead
@@ -195,7 +195,7 @@ static int twheel_dead_state;
  */
 #define CALLOUT_CPU_BITS	16
 #define CALLOUT_CPU		GENMASK(CALLOUT_CPU_BITS - 1, 0)
-#define CALLOUT_MIGRATING	BIT(CALLOUT_CPU_BITS)
+#define CALLOUT_MOVING		BIT(CALLOUT_CPU_BITS)
 #define CALLOUT_TIMEOUT		BIT(CALLOUT_CPU_BITS + 1)
 #define CALLOUT_TRACKED		BIT(CALLOUT_CPU_BITS + 2)
 #define CALLOUT_LOCKED		BIT(CALLOUT_CPU_BITS + 3)
@@ -205,7 +205,7 @@ static int twheel_dead_state;
 #define CALLOUT_MAGIC_VALUE	0xc7
 
 /* The owner's fields do not overlap the magic number. */
-static_assert(!((CALLOUT_CPU | CALLOUT_MIGRATING | CALLOUT_TIMEOUT |
+static_assert(!((CALLOUT_CPU | CALLOUT_MOVING | CALLOUT_TIMEOUT |
 		 CALLOUT_TRACKED | CALLOUT_LOCKED | CALLOUT_RAW |
 		 CALLOUT_UNLOCKS) & CALLOUT_MAGIC));
 /* Every CPU the kernel can have fits the owner's CPU field. */
@@ -280,7 +280,7 @@ static void callout_debug_deactivate(struct callout *c)
 
 static u32 owner_on(u32 owner, unsigned int cpu)
 {
-	return (owner & ~(CALLOUT_CPU | CALLOUT_MIGRATING)) |
+	return (owner & ~(CALLOUT_CPU | CALLOUT_MOVING)) |
 	       FIELD_PREP(CALLOUT_CPU, cpu);
 }
 
@@ -316,7 +316,7 @@ static struct twheel_base *lock_callout_base_irqoff(struct callout *c)
 	for (;;) {
 		u32 owner = READ_ONCE(c->entry.owner);
 
-		if (!(owner & CALLOUT_MIGRATING)) {
+		if (!(owner & CALLOUT_MOVING)) {
 			struct twheel_base *base;
 
 			base = per_cpu_ptr(twheel_bases,
@@ -629,7 +629,7 @@ static bool callout_linked(struct callout *c)
 		 * would never clear.  A handle really moving is being armed,
 		 * which must not race with callout_init() anyway.
 		 */
-		if ((owner & CALLOUT_MIGRATING) ||
+		if ((owner & CALLOUT_MOVING) ||
 		    FIELD_GET(CALLOUT_CPU, owner) >= nr_cpu_ids)
 			return false;
 		base = per_cpu_ptr(twheel_bases, FIELD_GET(CALLOUT_CPU, owner));
@@ -761,7 +761,7 @@ static int arm_callout(struct callout *c, callout_func_t func, void *arg,
 	local = this_cpu_ptr(twheel_bases);
 	if (base != local && base->running != c) {
 		ret = twheel_del(&base->wheel, &c->entry);
-		WRITE_ONCE(c->entry.owner, c->entry.owner | CALLOUT_MIGRATING);
+		WRITE_ONCE(c->entry.owner, c->entry.owner | CALLOUT_MOVING);
 		raw_spin_unlock(&base->lock);
 		base = local;
 		raw_spin_lock(&base->lock);
