@@ -13,16 +13,15 @@
 # make trace          twheel's trace events through trace-cmd and perf, in
 #                     QEMU (not part of make check)
 # make bench          the paper's Fig. 9 and memory, into bench/results/
-# make user-check     the wheels in user space against a reference model,
-#                     under ASan and UBSan, then make fuzz
+# make user-check     the wheels in user space against the KUnit suites'
+#                     reference model, under ASan and UBSan: seeded runs,
+#                     libFuzzer (FUZZ_TIME=s, default 60), planted bugs
 # make user-bench     the wheels' moves per tick in user space, before and
 #                     after (BASELINE=rev, default 56a33fd)
 # make user-ops       instructions (callgrind) and ns per operation of the
 #                     wheels, beside the paper's VAX counts (BASELINE=rev:
 #                     that core's instructions too)
-# make fuzz           the wheels under libFuzzer against a reference model,
-#                     then three planted bugs it must find (FUZZ_TIME=s,
-#                     default 60, for the clean core)
+# make fuzz           the same as make user-check
 # make clean
 
 # The running kernel's build directory, else the stock Debian 12 headers.
@@ -77,7 +76,7 @@ bench:
 	scripts/bench.sh
 
 user-check:
-	scripts/user-check.sh
+	scripts/user-check.sh $(FUZZ_TIME)
 
 user-bench:
 	scripts/user-bench.sh $(BASELINE)
@@ -86,7 +85,7 @@ user-ops:
 	scripts/user-ops.sh $(BASELINE)
 
 fuzz:
-	scripts/user-fuzz.sh $(FUZZ_TIME)
+	scripts/user-check.sh $(FUZZ_TIME)
 
 .PHONY: all modules clean install uninstall check kcsan demo trace bench \
 	user-check user-bench user-ops fuzz

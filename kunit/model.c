@@ -4,10 +4,12 @@
  * pending entries, the checks of every add, del and expiry against it, a
  * seeded random run of operations, and the directed scenarios that the
  * wheel and scheme suites share.  Each suite's file includes this one, so
- * that each of their modules has its own copy.
+ * that each of their modules has its own copy; user/fuzz.c builds it in
+ * user space.
  */
 
 #include <kunit/test.h>
+#include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -96,6 +98,7 @@ void model_reset(struct model *m, const struct model_shape *shape, u64 now,
 	m->last_tick = 0;
 	m->last_seq = 0;
 	m->failed = false;
+	m->rand_acts = false;
 	m->nlog = 0;
 	memset(&m->n, 0, sizeof(m->n));
 }
@@ -168,7 +171,8 @@ static bool model_check_count(struct model *m, const struct model_entry *x)
 			   "count disagrees with the model");
 }
 
-static struct model_entry *model_first(struct model *m)
+/* The pending entry the model runs next, or NULL. */
+struct model_entry *model_first(struct model *m)
 {
 	return list_first_entry_or_null(&m->pending, struct model_entry, node);
 }
@@ -199,26 +203,18 @@ static void model_del(struct model *m, struct model_entry *x)
 		list_del_init(&x->node);
 }
 
-/**
- * model_arm() - add @x, checked against the model and applied to it
- * @m: the model.
- * @x: the entry.
- * @interval: ticks from the model's clock.
- *
- * An interval beyond the structure's longest must be refused with the
- * suite's timer left as it was, to the byte.
- *
- * Return: what the structure's add returned.
- */
-int model_arm(struct model *m, struct model_entry *x, u64 interval)
+/* Arm @x for tick @val if @at, else @val ticks on: see model_arm(). */
+static int model_arm_how(struct model *m, struct model_entry *x, bool at,
+			 u64 val)
 {
+	u64 interval = !at ? val : val > m->now ? val - m->now : 0;
 	void *timer = (char *)x - m->eoff;
 	bool was = x->pending;
 	int ret;
 
 	model_check_entry(m, x);
 	memcpy(m->was, timer, m->esize);
-	ret = m->ops->add(m, x, interval);
+	ret = at ? m->ops->add_at(m, x, val) : m->ops->add(m, x, val);
 	if (interval > m->shape.max_interval) {
 		m->n.refused++;
 		model_check(m, x, ret == -EINVAL, "too long an interval taken");
@@ -241,6 +237,35 @@ int model_arm(struct model *m, struct model_entry *x, u64 interval)
 	model_check_entry(m, x);
 	model_check_count(m, x);
 	return ret;
+}
+
+/**
+ * model_arm() - add @x, checked against the model and applied to it
+ * @m: the model.
+ * @x: the entry.
+ * @interval: ticks from the model's clock.
+ *
+ * An interval beyond the structure's longest must be refused with the
+ * suite's timer left as it was, to the byte.
+ *
+ * Return: what the structure's add returned.
+ */
+int model_arm(struct model *m, struct model_entry *x, u64 interval)
+{
+	return model_arm_how(m, x, false, interval);
+}
+
+/**
+ * model_arm_at() - model_arm() for a tick, through @m->ops->add_at
+ * @m: the model.
+ * @x: the entry.
+ * @tick: the tick; one not after the model's clock means the next.
+ *
+ * Return: what the structure's add returned.
+ */
+int model_arm_at(struct model *m, struct model_entry *x, u64 tick)
+{
+	return model_arm_how(m, x, true, tick);
 }
 
 /**
@@ -277,9 +302,28 @@ u64 model_rand(struct model *m)
 	return m->rnd * 0x2545f4914f6cdd1dULL;
 }
 
+/* A number below @n (0 if @n is 0): from the seed, or from @m->in. */
 u64 model_below(struct model *m, u64 n)
 {
-	return n ? model_rand(m) % n : 0;
+	u64 v = 0, range;
+
+	if (!m->in)
+		return n ? model_rand(m) % n : 0;
+	/* As few bytes of the input as tell @n numbers apart. */
+	for (range = n - 1; n && range; range >>= 8) {
+		v <<= 8;
+		if (m->left) {
+			v |= *m->in++;
+			m->left--;
+		}
+	}
+	return n ? v % n : 0;
+}
+
+/* The fuzzer's input is used up. */
+static bool model_input_done(const struct model *m)
+{
+	return m->in && !m->left;
 }
 
 /*
@@ -342,7 +386,7 @@ static u64 model_rand_interval(struct model *m)
  * earliest expiry or the tick before either (unless that is far off), or
  * to the present tick.
  */
-static u64 model_rand_to(struct model *m)
+static u64 model_rand_jump(struct model *m)
 {
 	struct model_entry *first = model_first(m);
 	u64 span = m->shape.span, r = model_below(m, 64), next;
@@ -372,6 +416,49 @@ static u64 model_rand_to(struct model *m)
 	return m->now + 1 + model_below(m, m->shape.far_spans ? far : 2 * span);
 }
 
+/*
+ * ... halved while it would pass the pending entries' spans more than
+ * %MODEL_JUMP_WORK times over, and never beyond the shape's last tick.
+ */
+static u64 model_rand_to(struct model *m)
+{
+	u64 d = model_rand_jump(m) - m->now, span = m->shape.span;
+
+	while (d > span && m->npending * div64_u64(d, span) > MODEL_JUMP_WORK)
+		d /= 2;
+	if (m->shape.max_now)
+		d = min(d, m->shape.max_now - min(m->shape.max_now, m->now));
+	return m->now + d;
+}
+
+/*
+ * A tick for a random add at a tick: the present or one just passed, any
+ * tick passed, too far ahead, or as model_rand_interval() from the clock.
+ */
+static u64 model_rand_tick(struct model *m)
+{
+	u64 now = m->now, max = m->shape.max_interval, r = model_below(m, 8);
+
+	if (r < 1)
+		return now - model_below(m, min_t(u64, now, 3) + 1);
+	if (r < 2)
+		return model_below(m, now + 1);
+	if (r < 3 && model_bounded(m))
+		return model_below(m, 2) ? now + max + 1 + model_below(m, 3) :
+					   U64_MAX - model_below(m, 2);
+	r = model_rand_interval(m);
+	return model_bounded(m) && r > max ? now + max + 1 : now + r;
+}
+
+/* A random add of @x: for an interval, or a tick if the structure takes one. */
+static void model_rand_arm(struct model *m, struct model_entry *x)
+{
+	if (m->ops->add_at && !model_below(m, 4))
+		model_arm_at(m, x, model_rand_tick(m));
+	else
+		model_arm(m, x, model_rand_interval(m));
+}
+
 static struct model_entry *model_rand_entry(struct model *m)
 {
 	return model_ent(m, model_below(m, m->nent));
@@ -391,27 +478,60 @@ static struct model_entry *model_rand_pending(struct model *m)
 }
 
 /*
- * What an expiry function of model_random() does: now and then re-arm its
- * own entry, or arm or stop another, often the model's next, which may be
- * due on this very tick and not yet handed over.
+ * A burst of 2 to 16 random adds; or, one time in two (not for a shape of
+ * few TTLs), of up to half the entries into one granule's worth of ticks
+ * just past a multiple of it, on one tick or spread over them: a slot
+ * that must run, or move down, in one piece.
  */
-static void model_rand_act(struct model *m, struct model_entry *x)
+static void model_rand_burst(struct model *m)
+{
+	const struct model_shape *sh = &m->shape;
+	unsigned int n, ngran = 0;
+	u64 g, base, off;
+	bool one_tick;
+
+	if (sh->nttls || model_below(m, 2)) {
+		for (n = 2 + model_below(m, 15); n; n--)
+			model_rand_arm(m, model_rand_entry(m));
+		return;
+	}
+	while (ngran < MODEL_GRAN && sh->gran[ngran])
+		ngran++;
+	g = ngran ? sh->gran[model_below(m, ngran)] : sh->span;
+	base = (div64_u64(m->now, g) + 1 + model_below(m, 3)) * g;
+	one_tick = model_below(m, 2);
+	off = model_below(m, g);
+	for (n = 1 + model_below(m, m->nent / 2 + 1); n; n--)
+		model_arm(m, model_rand_entry(m),
+			  base + (one_tick ? off : model_below(m, g)) - m->now);
+}
+
+/**
+ * model_rand_act() - act at random, as an expiry function of model_random()
+ * @m: the model.
+ * @x: the entry that ran.
+ *
+ * Now and then re-arm @x, or arm or stop another, often the model's next,
+ * which may be due on this very tick and not yet handed over.  Also what
+ * others do while a structure's owner pauses between batches.
+ */
+void model_rand_act(struct model *m, struct model_entry *x)
 {
 	u64 r = model_below(m, 16);
 	struct model_entry *y;
 
-	if (r >= 8)
+	if (r >= 8 || model_input_done(m))
 		return;
 	m->n.acts++;
 	if (r < 3) {
-		model_arm(m, x, model_rand_interval(m));
+		model_rand_arm(m, x);
 		return;
 	}
 	y = model_first(m);
 	if (!y || model_below(m, 2))
 		y = model_rand_entry(m);
 	if (r < 6)
-		model_arm(m, y, model_rand_interval(m));
+		model_rand_arm(m, y);
 	else
 		model_stop(m, y);
 }
@@ -471,7 +591,8 @@ void model_expired(struct model *m, struct model_entry *x, u64 now)
 	/* The model's clock is at the tick being processed too. */
 	m->now = now;
 	model_check(m, x, x->pending, "expired while not pending");
-	model_check(m, x, x->due == now, "expired on the wrong tick");
+	model_check(m, x, x->due <= now, "expired early");
+	model_check(m, x, x->due >= now, "expired late");
 	model_check(m, x, now > m->last_tick ||
 		    (now == m->last_tick && x->seq > m->last_seq),
 		    "expired out of order");
@@ -503,6 +624,31 @@ void model_expired(struct model *m, struct model_entry *x, u64 now)
 		model_rand_act(m, x);
 	else
 		model_act(m, x);
+}
+
+/**
+ * model_paused() - an advance stopped short, perhaps half-way through a tick
+ * @m: the model.
+ *
+ * For a structure that advances in batches: the model's clock follows the
+ * structure's, which must lie within the advance, and every entry due
+ * before it must have run.  Entries due on it may not have.
+ */
+void model_paused(struct model *m)
+{
+	struct kunit *test = m->test;
+	struct model_entry *first = model_first(m);
+	u64 now = m->ops->now(m);
+
+	KUNIT_ASSERT_FALSE_MSG(test, m->failed, MODEL_AT, m->seed, m->op, m->now);
+	KUNIT_ASSERT_TRUE_MSG(test, now >= m->now && now <= m->to,
+			      MODEL_AT " clock %llu outside the advance to %llu",
+			      m->seed, m->op, m->now, now, m->to);
+	m->now = now;
+	if (first)
+		KUNIT_ASSERT_GE_MSG(test, first->due, now,
+				    MODEL_AT " entry %u did not expire",
+				    m->seed, m->op, m->now, first->id);
 }
 
 /**
@@ -610,46 +756,39 @@ u64 model_seed(struct model *m, u64 seed)
 }
 
 /**
- * model_random() - the differential test: @ops random operations
- * @m: the model, reset after model_seed(), with its entries idle: their
- *	expiry functions act at random from now on.
- * @ops: how many.
+ * model_run() - @ops random operations, each checked
+ * @m: the model, reset after model_seed() (or with @m->in set), with its
+ *	entries idle: their expiry functions act at random from now on.
+ * @ops: how many, at the most: a fuzzer's input may end the run sooner.
  * @every: check every entry after each @every-th operation, and after
  *	every advance.
  *
  * Two in five are adds of any entry (a start or a re-arm), one in twenty a
- * burst of 2 to 16 such adds, one in ten a re-arm of a pending entry, 7 in
+ * burst (model_rand_burst()), one in ten a re-arm of a pending entry, 7 in
  * 100 dels of any entry, the rest advances: mostly by one tick, else by
- * jumps (see model_rand_to()).  The expiry functions add and del at random
+ * jumps (see model_rand_to()).  An add is for a tick one time in four, if
+ * the structure takes one.  The expiry functions add and del at random
  * too.  Each expiry must be the model's next one, on its tick; after each
- * operation the structure must agree with the model.  The run ends by
- * checking that it took the rare paths, then stops every entry.
+ * operation the structure must agree with the model.
  */
-void model_random(struct model *m, unsigned int ops, unsigned int every)
+void model_run(struct model *m, unsigned int ops, unsigned int every)
 {
-	struct kunit *test = m->test;
-	u64 start_ns = ktime_get_ns(), start = m->now, r;
 	struct model_entry *x;
-	unsigned int n;
 	bool all;
+	u64 r;
 
 	m->rand_acts = true;
-	kunit_info(test, "seed %#llx: %u operations, %u entries, tick %llu, max interval %llu\n",
-		   m->seed, ops, m->nent, m->now, m->shape.max_interval);
-	for (m->op = 0; m->op < ops; m->op++) {
+	for (m->op = 0; m->op < ops && !model_input_done(m); m->op++) {
 		all = !(m->op % every);
 		r = model_below(m, 100);
 		if (r < 40) {
-			model_arm(m, model_rand_entry(m),
-				  model_rand_interval(m));
+			model_rand_arm(m, model_rand_entry(m));
 		} else if (r < 45) {
-			for (n = 2 + model_below(m, 15); n; n--)
-				model_arm(m, model_rand_entry(m),
-					  model_rand_interval(m));
+			model_rand_burst(m);
 		} else if (r < 55) {
 			x = model_rand_pending(m);
 			if (x)
-				model_arm(m, x, model_rand_interval(m));
+				model_rand_arm(m, x);
 		} else if (r < 62) {
 			model_stop(m, model_rand_entry(m));
 		} else {
@@ -660,6 +799,27 @@ void model_random(struct model *m, unsigned int ops, unsigned int every)
 		if (!(m->op % 1024))
 			cond_resched();
 	}
+}
+
+/**
+ * model_random() - the differential test: @ops random operations
+ * @m: the model, reset after model_seed(), with its entries idle.
+ * @ops: how many.
+ * @every: check every entry after each @every-th operation, and after
+ *	every advance.
+ *
+ * model_run(), then a check that the run took the rare paths; then every
+ * entry is stopped.
+ */
+void model_random(struct model *m, unsigned int ops, unsigned int every)
+{
+	struct kunit *test = m->test;
+	u64 start_ns = ktime_get_ns(), start = m->now;
+	unsigned int n;
+
+	kunit_info(test, "seed %#llx: %u operations, %u entries, tick %llu, max interval %llu\n",
+		   m->seed, ops, m->nent, m->now, m->shape.max_interval);
+	model_run(m, ops, every);
 
 	kunit_info(test, "fired %llu, %llu on the tick of the one before\n",
 		   m->n.fired, m->n.same_tick);

@@ -16,6 +16,11 @@
  * model_verify() assert once the structure is back in their hands.  Every
  * message names the random run's seed (0 in the directed cases), the index
  * of its operation and the model's clock, so that a failure can be replayed.
+ *
+ * The same source is built in user space, over the stand-in kernel headers
+ * of user/shim/ (whose KUnit ends the program at the first failure), for
+ * user/fuzz.c: there a random run draws its choices from a seed, or from a
+ * fuzzer's input (@in).
  */
 #ifndef _TWHEEL_KUNIT_MODEL_H
 #define _TWHEEL_KUNIT_MODEL_H
@@ -29,6 +34,8 @@
 
 #define MODEL_LOG		16	/* expiries whose ids are kept */
 #define MODEL_GRAN		9	/* boundaries a random run aims near */
+/* Entries a random jump may pass, about, with its pending ones: see below. */
+#define MODEL_JUMP_WORK		4096
 
 /* What an entry's expiry does besides being checked (see model_act()). */
 enum model_act {
@@ -75,6 +82,9 @@ struct model;
  * @name: what messages call the structure.
  * @entry_init: make the suite's timer of @x idle.
  * @add: arm @x @interval ticks on; return what the structure returned.
+ * @add_at: optional, arm @x for @tick, one not after the clock meaning
+ *	the next; return what the structure returned.  Random runs use it
+ *	for one add in four.
  * @del: stop @x; return what the structure returned.
  * @advance: move the clock to @to, calling model_expired() for each
  *	entry handed over.
@@ -93,6 +103,7 @@ struct model_ops {
 	const char *name;
 	void (*entry_init)(struct model *m, struct model_entry *x);
 	int (*add)(struct model *m, struct model_entry *x, u64 interval);
+	int (*add_at)(struct model *m, struct model_entry *x, u64 tick);
 	bool (*del)(struct model *m, struct model_entry *x);
 	void (*advance)(struct model *m, u64 to);
 	u64 (*now)(struct model *m);
@@ -112,7 +123,10 @@ struct model_ops {
  * @max_interval: the longest interval the structure takes.
  * @far_spans: how many spans a random advance may jump at the most, and
  *	the farthest next work or first expiry it jumps to; 0 for 16 such,
- *	with the longest blind jump 2 spans.
+ *	with the longest blind jump 2 spans.  A jump is halved while it
+ *	would pass the pending entries' spans more than %MODEL_JUMP_WORK
+ *	times over.
+ * @max_now: if set, the last tick a random advance may reach.
  * @ttls: if set, the only intervals the run uses (a Lawn's few TTLs).
  * @nttls: how many.
  */
@@ -120,7 +134,8 @@ struct model_shape {
 	u64 span;
 	u64 gran[MODEL_GRAN];
 	u64 max_interval;
-	unsigned int far_spans;
+	u64 far_spans;
+	u64 max_now;
 	const u64 *ttls;
 	unsigned int nttls;
 };
@@ -171,6 +186,14 @@ struct model {
 	bool rand_acts;		/* expiry functions act at random */
 	u64 seed, rnd, op;
 	struct model_counts n;
+
+	/*
+	 * If set, where model_below() reads its choices instead, a few bytes
+	 * each: a fuzzer's input.  Once it is used up every byte reads as 0,
+	 * expiry functions no longer act and model_run() ends.
+	 */
+	const u8 *in;
+	size_t left;
 };
 
 int model_case_init(struct model *m, struct kunit *test,
@@ -195,8 +218,11 @@ static inline struct model_entry *model_ent(const struct model *m,
 bool model_check(struct model *m, const struct model_entry *x, bool ok,
 		 const char *what);
 int model_arm(struct model *m, struct model_entry *x, u64 interval);
+int model_arm_at(struct model *m, struct model_entry *x, u64 tick);
 bool model_stop(struct model *m, struct model_entry *x);
+struct model_entry *model_first(struct model *m);
 void model_expired(struct model *m, struct model_entry *x, u64 now);
+void model_paused(struct model *m);
 void model_advance(struct model *m, u64 to);
 void model_verify_some(struct model *m, bool all);
 void model_verify(struct model *m);
@@ -206,6 +232,8 @@ bool model_bounded(const struct model *m);
 u64 model_rand(struct model *m);
 u64 model_below(struct model *m, u64 n);
 u64 model_seed(struct model *m, u64 seed);
+void model_rand_act(struct model *m, struct model_entry *x);
+void model_run(struct model *m, unsigned int ops, unsigned int every);
 void model_random(struct model *m, unsigned int ops, unsigned int every);
 
 /* Entries the directed scenarios use, the first ones of the case. */

@@ -1,35 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz.c - a libFuzzer target: the timing wheels of twheel_core.c driven by
- * the fuzzer's input and held against the reference model of user/model.h.
+ * fuzz.c - the timing wheels of twheel_core.c held against the reference
+ * model of the KUnit suites (kunit/model.c, built here over user/shim/),
+ * under a fuzzer or from seeds.
  *
- * The input is read as a program, a few bytes at a time; once it runs out,
- * every byte reads as zero and the program ends.  It picks a geometry from
- * a table (the module's defaults, small and odd Schemes 6 and 7), where the
- * clock starts and how many entries to use, then runs operations:
- * twheel_add() and twheel_add_at() with intervals that are 0, short, on and
- * around every level's boundaries, beyond the hierarchy and past
- * %TWHEEL_MAX_INTERVAL; twheel_del(); twheel_first(); twheel_advance() by
- * one tick up to long jumps; twheel_advance_batch() with small budgets and
- * arming and deleting between the batches.  The expiry function, led by
- * the input too, re-arms or deletes the entry it runs, or others, among
- * them entries due on the same tick that have not run yet.
+ * Each run picks a geometry (one of a table of both schemes, small, odd
+ * and the module's own, or one made up), where the clock starts (0, far
+ * from it, just before the top level wraps, just below
+ * %TWHEEL_CLOCK_LIMIT) and how many entries to use, then hands the wheel
+ * to model_run(): adds for intervals and, through twheel_add_at(), for
+ * ticks, of every class the wheel tells apart, refused ones among them;
+ * bursts into one slot; dels; advances by a tick up to long jumps, to the
+ * next work or the first due tick; expiry functions that re-arm or stop
+ * their own entry or others, among them entries due on the tick being
+ * processed.  Here, three advances in ten go by twheel_advance_batch(),
+ * with small budgets and adds and dels between the batches.
  *
- * Every entry must run on its tick, exactly once, in the order of its last
- * arming among those due on the same tick; the wheel's count must be the
- * model's; twheel_next_work() must lie after the clock (at it only while a
- * batch left the tick unfinished) and not after the first due tick; a call
- * that returns -EINVAL must change nothing; and no WARN_ON() may fire (the
- * shim counts them).  A violation prints "fuzz: FAIL KIND: ..." and aborts,
- * KIND naming what went wrong: early, late, lost, order, twice, count,
- * next_work, einval, return, clock, stats, first, warn.  scripts/user-fuzz.sh
- * builds and runs it.
+ * The model checks every call, every expiry and, after each operation,
+ * every entry (see model.h); here the wheel must besides keep
+ * twheel_next_work() after the clock (at it while a batch left a tick
+ * unfinished) and not after the first due tick, twheel_next_hint() between
+ * the two, twheel_first() to a pending entry, its stats to what happened,
+ * and fire no WARN_ON() (the shim counts them).  A failure prints
+ * "fuzz: FAIL: WHAT ..." and aborts; a seeded run's exits with 1 and the
+ * command that repeats it.
+ *
+ * libFuzzer calls LLVMFuzzerTestOneInput(), whose input the model reads
+ * its choices from, a few bytes each; "fuzz seeded [-s SEED] [-n SEEDS]
+ * [-o OPS] [-S 6|7] [-g S:N,N,...] [-v]" runs seeds instead, each choice
+ * drawn from the model's generator; "fuzz scenarios" checks that
+ * twheel_init() refuses bad geometries, then runs the model's directed
+ * scenarios on the geometries of the table.  scripts/user-check.sh builds
+ * and runs all three.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <kunit/test.h>
 #include <linux/bug.h>
 #include <linux/container_of.h>
 #include <linux/errno.h>
@@ -40,526 +49,244 @@
 #include "twheel_core.h"
 #include "model.h"
 
-#define MAX_ITEMS	48
-#define MAX_OPS		4096
-/* Entries looked at, about, in one advance before a jump is shortened. */
-#define JUMP_WORK	4000
+#define FUZZ_OPS	4096	/* operations of one input, at the most */
+#define FUZZ_BATCHES	1000000	/* batches of one advance, at the most */
 
-/* One input's run: what is left of it, the wheel and the model. */
-struct fuzz {
-	const u8 *in;
-	size_t left;
-	unsigned int op;
-	const char *what;	/* the op being run */
-	const char *cb_what;	/* what the expiry function is doing, if any */
-
-	struct twheel w;
-	struct twheel_geometry geo;
-	u64 gran[TWHEEL_MAX_LEVELS + 1];	/* ticks per slot of each level */
-	u64 span;
-	u64 start;
-
-	struct model m;
-	struct model_item items[MAX_ITEMS];
-	u64 to;			/* target of the advance being run */
-	bool open;		/* twheel_advance_batch() left a tick unfinished */
-	unsigned int cb_budget;	/* actions left to the expiry function */
-	unsigned long expired;
+/* An entry of the wheel, with the model's view of it. */
+struct fz_entry {
+	struct twheel_entry e;
+	struct model_entry m;
 };
 
-static void __printf(3, 4) __noreturn fail(struct fuzz *f, const char *kind,
-					   const char *fmt, ...)
+/* One run: the wheel and its model. */
+struct fz {
+	struct model m;
+	struct kunit test;
+	struct twheel w;
+	struct twheel_geometry geo;
+	bool open;		/* a batch left the tick unfinished */
+	u64 start;
+};
+
+/* The options of "fuzz seeded", printed again in a failure's command. */
+static struct {
+	unsigned long ops;
+	int scheme;
+	const char *geometry;
+} opt = { .ops = 20000 };
+
+static struct fz fz;
+
+static struct fz *to_fz(struct model *m)
+{
+	return container_of(m, struct fz, m);
+}
+
+static struct twheel_entry *fz_e(const struct model_entry *x)
+{
+	return &container_of(x, struct fz_entry, m)->e;
+}
+
+static void geo_name(const struct twheel_geometry *geo, char *buf, size_t len)
 {
 	unsigned int n;
-	va_list ap;
+	int at;
 
-	fprintf(stderr, "fuzz: FAIL %s: ", kind);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n  geometry %d:", f->geo.scheme);
-	for (n = 0; n < f->geo.levels; n++)
-		fprintf(stderr, "%s%u", n ? "," : "", f->geo.slots[n]);
-	fprintf(stderr, " from %llu, now %llu, %u entries, op %u: %s\n",
-		f->start, f->w.now, f->m.nitems, f->op, f->what);
-	if (f->cb_what)
-		fprintf(stderr, "  in the expiry function: %s\n", f->cb_what);
-	abort();
-}
-
-/* The next byte of input, or 0 once it is used up. */
-static u8 byte(struct fuzz *f)
-{
-	if (!f->left)
-		return 0;
-	f->left--;
-	return *f->in++;
-}
-
-/* A number below @n (0 if @n is 0) from as few bytes as it takes. */
-static u64 below(struct fuzz *f, u64 n)
-{
-	u64 v = 0, range;
-
-	for (range = n - 1; n && range; range >>= 8)
-		v = v << 8 | byte(f);
-	return n ? v % n : 0;
-}
-
-static struct model_item *any_item(struct fuzz *f)
-{
-	return &f->items[below(f, f->m.nitems)];
-}
-
-/* A pending item due on tick @t, or NULL. */
-static struct model_item *due_on(struct fuzz *f, u64 t)
-{
-	unsigned int i, at = below(f, f->m.nitems);
-
-	for (i = 0; i < f->m.nitems; i++) {
-		struct model_item *it = &f->items[(at + i) % f->m.nitems];
-
-		if (it->pending && it->due == t)
-			return it;
-	}
-	return NULL;
-}
-
-static void check_item(struct fuzz *f, struct model_item *it)
-{
-	unsigned int nr = model_nr(&f->m, it);
-
-	if (twheel_entry_pending(&it->e) != it->pending)
-		fail(f, it->pending ? "lost" : "twice",
-		     "item %u: twheel_entry_pending() %d, model %d", nr,
-		     twheel_entry_pending(&it->e), it->pending);
-	if (it->pending && it->e.expires != it->due)
-		fail(f, "return", "item %u: expires %llu, model due %llu", nr,
-		     it->e.expires, it->due);
-}
-
-static void check_count(struct fuzz *f)
-{
-	if (f->w.count != f->m.pending)
-		fail(f, "count", "count %lu, model has %lu pending", f->w.count,
-		     f->m.pending);
-}
-
-/* Everything the model can say about the wheel between two ops. */
-static void check_all(struct fuzz *f)
-{
-	struct model_item *first = model_first(&f->m);
-	u64 next = twheel_next_work(&f->w);
-	unsigned int i;
-
-	check_count(f);
-	for (i = 0; i < f->m.nitems; i++)
-		check_item(f, &f->items[i]);
-	if (f->open) {
-		if (next != f->w.now)
-			fail(f, "next_work",
-			     "twheel_next_work() %llu with tick %llu unfinished",
-			     next, f->w.now);
-	} else if (!first && next != U64_MAX) {
-		fail(f, "next_work", "twheel_next_work() %llu, nothing pending",
-		     next);
-	} else if (first && next <= f->w.now) {
-		fail(f, "next_work", "twheel_next_work() %llu not after now",
-		     next);
-	}
-	if (first && next > first->due)
-		fail(f, "next_work", "twheel_next_work() %llu after item %u due %llu",
-		     next, model_nr(&f->m, first), first->due);
-	if (f->w.stats.expired != f->expired)
-		fail(f, "stats", "stats.expired %llu, %lu expiries seen",
-		     f->w.stats.expired, f->expired);
-	if (f->w.stats.ticks + f->w.stats.skipped != f->w.now - f->start)
-		fail(f, "stats", "%llu ticks + %llu skipped, clock moved %llu",
-		     f->w.stats.ticks, f->w.stats.skipped, f->w.now - f->start);
-	if (shim_warnings)
-		fail(f, "warn", "WARN_ON fired %lu times", shim_warnings);
-}
-
-/* Arm @it with twheel_add(@val) if @rel, else with twheel_add_at(@val). */
-static void arm(struct fuzz *f, struct model_item *it, bool rel, u64 val)
-{
-	struct twheel *w = &f->w;
-	u64 next = twheel_next_work(w), expires = it->e.expires, due;
-	bool ok = model_arm_due(w->now, rel, val, &due);
-	unsigned long count = w->count;
-	u32 slot = it->e.slot;
-	int ret;
-
-	ret = rel ? twheel_add(w, &it->e, val) : twheel_add_at(w, &it->e, val);
-	if (!ok) {
-		if (ret != -EINVAL)
-			fail(f, "einval", "%s(item %u, %llu) returned %d",
-			     rel ? "twheel_add" : "twheel_add_at",
-			     model_nr(&f->m, it), val, ret);
-		if (w->count != count || it->e.slot != slot ||
-		    it->e.expires != expires || twheel_next_work(w) != next)
-			fail(f, "einval", "%s(item %u, %llu) failed but changed the wheel",
-			     rel ? "twheel_add" : "twheel_add_at",
-			     model_nr(&f->m, it), val);
-		return;
-	}
-	if (ret != it->pending)
-		fail(f, "return", "%s(item %u, %llu) returned %d, want %d",
-		     rel ? "twheel_add" : "twheel_add_at", model_nr(&f->m, it),
-		     val, ret, it->pending);
-	model_armed(&f->m, it, due);
-	check_count(f);
-	check_item(f, it);
-}
-
-static void del(struct fuzz *f, struct model_item *it)
-{
-	bool ret = twheel_del(&f->w, &it->e);
-
-	if (ret != it->pending)
-		fail(f, "return", "twheel_del(item %u) returned %d, want %d",
-		     model_nr(&f->m, it), ret, it->pending);
-	model_stopped(&f->m, it);
-	check_count(f);
-	check_item(f, it);
-}
-
-/* An interval for twheel_add(), of every class the wheel tells apart. */
-static u64 pick_interval(struct fuzz *f)
-{
-	unsigned int n;
-
-	switch (byte(f) % 12) {
-	case 0:
-		return 0;
-	case 1:
-		return 1 + below(f, 4);
-	case 2:
-		return 1 + below(f, 2 * f->geo.slots[0]);
-	case 3:
-	case 4:
-		/* On and around a whole number of some level's slots. */
-		n = 1 + below(f, f->geo.levels);
-		return f->gran[n] * (1 + below(f, 3)) + below(f, 5) - 2;
-	case 5:
-		return 1 + below(f, f->span);
-	case 6:
-		/* Beyond the hierarchy: waits at the hashed top level. */
-		return f->span + below(f, 7 * f->span);
-	case 7:
-		return TWHEEL_MAX_INTERVAL - below(f, 3);
-	case 8:
-		/* Too long: -EINVAL. */
-		return byte(f) & 1 ? TWHEEL_MAX_INTERVAL + 1 + below(f, 3) :
-				     U64_MAX - below(f, 3);
-	case 9:
-		return below(f, U64_MAX);
-	default:
-		return below(f, 32);
-	}
-}
-
-/* A tick for twheel_add_at(): past, present, digit carries, too far. */
-static u64 pick_tick(struct fuzz *f)
-{
-	u64 now = f->w.now, g;
-
-	switch (byte(f) % 6) {
-	case 0:
-		return now - below(f, min(now, 3ULL) + 1);
-	case 1:
-		return below(f, now + 1);
-	case 2:
-	case 3:
-		/* On and around the tick where some level's digit changes. */
-		g = f->gran[1 + below(f, f->geo.levels)];
-		return (now / g + 1 + below(f, 3)) * g + below(f, 5) - 2;
-	case 4:
-		/* Too far: -EINVAL. */
-		return byte(f) & 1 ? now + TWHEEL_MAX_INTERVAL + 1 + below(f, 3) :
-				     U64_MAX - below(f, 2);
-	default:
-		return now + min(pick_interval(f), TWHEEL_MAX_INTERVAL + 1);
-	}
+	at = snprintf(buf, len, "%d:", geo->scheme);
+	for (n = 0; n < geo->levels; n++)
+		at += snprintf(buf + at, len - at, "%s%u", n ? "," : "",
+			       geo->slots[n]);
 }
 
 /*
- * Called by the wheel for each entry that comes due: check it against the
- * model, then do what the input says: re-arm or delete it or another.
+ * After a failure's message: the run, and how to repeat it; a seeded run
+ * then exits with 1, a fuzzer's aborts.
  */
-static void expire(struct twheel *w, struct twheel_entry *e, void *ctx)
+static void fz_report(struct kunit *test)
 {
-	struct model_item *it = container_of(e, struct model_item, e), *first, *o;
-	struct fuzz *f = ctx;
-	unsigned int nr = model_nr(&f->m, it);
+	struct fz *f = container_of(test, struct fz, test);
+	char geo[96];
 
-	f->cb_what = NULL;
-	f->expired++;
-	if (!it->pending)
-		fail(f, "twice", "item %u ran on %llu, not pending: twice, or deleted",
-		     nr, w->now);
-	if (twheel_entry_pending(e))
-		fail(f, "return", "item %u pending in its expiry function", nr);
-	if (w->now != it->due)
-		fail(f, w->now < it->due ? "early" : "late",
-		     "item %u ran on tick %llu, due on %llu", nr, w->now,
-		     it->due);
-	if (w->now > f->to)
-		fail(f, "late", "item %u ran on %llu, after the advance's end %llu",
-		     nr, w->now, f->to);
-	first = model_first(&f->m);
-	if (first->due < it->due)
-		fail(f, "lost", "item %u due on %llu ran before item %u due on %llu",
-		     nr, it->due, model_nr(&f->m, first), first->due);
-	if (first != it)
-		fail(f, "order", "item %u (#%llu) ran before item %u (#%llu), due on %llu",
-		     nr, it->seq, model_nr(&f->m, first), first->seq, it->due);
-	model_stopped(&f->m, it);
-	check_count(f);
-
-	if (!f->cb_budget)
+	geo_name(&f->geo, geo, sizeof(geo));
+	fprintf(stderr, "  geometry %s from %llu, %u entries, op %llu, now %llu\n",
+		geo, f->start, f->m.nent, f->m.op, f->w.now);
+	if (f->m.in)
 		return;
-	f->cb_budget--;
-	switch (byte(f) % 10) {
-	case 0:
-	case 1:
-		f->cb_what = "re-arm itself";
-		arm(f, it, true, byte(f) & 1 ? below(f, 4) : pick_interval(f));
-		break;
-	case 2:
-		f->cb_what = "arm another at a tick";
-		o = any_item(f);
-		arm(f, o, false, pick_tick(f));
-		break;
-	case 3:
-		f->cb_what = "delete another";
-		del(f, any_item(f));
-		break;
-	case 4:
-		f->cb_what = "delete itself";
-		del(f, it);
-		break;
-	case 5:
-	case 6:
-		/* One due on this tick that has not run yet, if any. */
-		o = due_on(f, w->now);
-		if (!o)
-			break;
-		if (byte(f) & 1) {
-			f->cb_what = "delete one due on this tick";
-			del(f, o);
-		} else {
-			f->cb_what = "re-arm one due on this tick";
-			arm(f, o, true, below(f, 3));
-		}
-		break;
-	default:
-		break;
-	}
-	f->cb_what = NULL;
+	fprintf(stderr, "  again: fuzz seeded -s %llu -n 1 -o %lu%s%s\n",
+		f->m.seed, opt.ops, opt.geometry ? " -g " : "",
+		opt.geometry ?: "");
+	exit(1);
 }
 
-/* After an advance to @to: nothing due by then may be left. */
-static void check_advanced(struct fuzz *f, u64 before, u64 to)
+static void fz_entry_init(struct model *m, struct model_entry *x)
 {
-	struct model_item *first = model_first(&f->m);
-
-	if (f->w.now != max(before, to))
-		fail(f, "clock", "clock %llu after advancing from %llu to %llu",
-		     f->w.now, before, to);
-	if (first && first->due <= f->w.now)
-		fail(f, "lost", "item %u due on %llu still pending at %llu",
-		     model_nr(&f->m, first), first->due, f->w.now);
+	twheel_entry_init(fz_e(x));
 }
 
-static void advance(struct fuzz *f, u64 to)
+/* A refused add changes nothing (model_arm() compares the entry). */
+static int fz_add_how(struct model *m, struct model_entry *x, bool at,
+		      u64 val)
 {
-	u64 before = f->w.now;
+	struct twheel *w = &to_fz(m)->w;
+	struct twheel_stats stats = w->stats;
+	u64 next = twheel_next_work(w);
+	unsigned long count = w->count;
+	int ret;
 
-	f->to = to;
-	f->cb_budget = 16 + 2 * f->m.nitems;
-	twheel_advance(&f->w, to, expire, f);
-	f->cb_what = NULL;
-	check_advanced(f, before, to);
+	ret = at ? twheel_add_at(w, fz_e(x), val) : twheel_add(w, fz_e(x), val);
+	if (ret < 0)
+		model_check(m, x, w->count == count &&
+			    twheel_next_work(w) == next &&
+			    !memcmp(&w->stats, &stats, sizeof(stats)),
+			    "refused add changed the wheel");
+	return ret;
+}
+
+static int fz_add(struct model *m, struct model_entry *x, u64 interval)
+{
+	return fz_add_how(m, x, false, interval);
+}
+
+static int fz_add_at(struct model *m, struct model_entry *x, u64 tick)
+{
+	return fz_add_how(m, x, true, tick);
+}
+
+static bool fz_del(struct model *m, struct model_entry *x)
+{
+	return twheel_del(&to_fz(m)->w, fz_e(x));
+}
+
+static void fz_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
+{
+	struct fz *f = ctx;
+	struct model_entry *x = &container_of(e, struct fz_entry, e)->m;
+
+	model_check(&f->m, x, w == &f->w, "handed over by another wheel");
+	model_check(&f->m, x, e->expires == w->now,
+		    e->expires > w->now ? "expired early" : "expired late");
+	model_expired(&f->m, x, w->now);
 }
 
 /*
  * twheel_advance_batch() to @to with a small budget until it says nothing
- * is left, arming and deleting between calls as an owner that drops its
- * lock between batches lets others do; then twheel_advance() to @to, which
- * must find nothing left to run.
+ * is left, others arming and stopping entries between the batches as an
+ * owner that drops its lock lets them (in a random run); then
+ * twheel_advance() to @to, which must find nothing left to run.
  */
-static void advance_batch(struct fuzz *f, u64 to)
+static void fz_advance_batch(struct fz *f, u64 to)
 {
 	static const unsigned int budgets[] = {
 		1, 2, 3, TWHEEL_DRAIN_MIN - 1, TWHEEL_DRAIN_MIN, 1000
 	};
-	unsigned int budget = budgets[byte(f) % ARRAY_SIZE(budgets)];
-	unsigned long calls = 0, expired;
-	struct model_item *it;
-	u64 before = f->w.now;
+	struct model *m = &f->m;
+	unsigned int budget = budgets[model_below(m, ARRAY_SIZE(budgets))];
+	unsigned long calls = 0;
+	u64 fired;
 
-	f->to = to;
-	f->cb_budget = 16 + 2 * f->m.nitems;
-	while (twheel_advance_batch(&f->w, to, expire, f, budget)) {
+	while (twheel_advance_batch(&f->w, to, fz_expire, f, budget)) {
+		KUNIT_ASSERT_LT_MSG(&f->test, ++calls, FUZZ_BATCHES + 0UL,
+				    "batches to %llu still busy", to);
 		f->open = true;
-		f->cb_what = NULL;
-		if (f->w.now > to)
-			fail(f, "clock", "clock %llu in batches to %llu",
-			     f->w.now, to);
-		if (++calls > 1000000)
-			fail(f, "clock", "batches to %llu still busy after %lu calls",
-			     to, calls);
-		check_all(f);
-		switch (byte(f) % 8) {
-		case 0:
-			/* Often one due on the unfinished tick. */
-			it = due_on(f, f->w.now);
-			del(f, it ?: any_item(f));
-			break;
-		case 1:
-			it = due_on(f, f->w.now);
-			arm(f, it ?: any_item(f), true, pick_interval(f));
-			break;
-		case 2:
-			arm(f, any_item(f), false, pick_tick(f));
-			break;
-		default:
-			break;
-		}
+		model_paused(m);
+		model_verify(m);
+		if (m->rand_acts)
+			model_rand_act(m, model_ent(m, model_below(m, m->nent)));
 	}
 	f->open = false;
-	f->cb_what = NULL;
-	check_advanced(f, before, to);
-	expired = f->expired;
-	advance(f, to);
-	if (f->expired != expired)
-		fail(f, "lost", "twheel_advance() ran %lu entries the batches left",
-		     f->expired - expired);
+	fired = m->n.fired;
+	twheel_advance(&f->w, to, fz_expire, f);
+	KUNIT_ASSERT_EQ_MSG(&f->test, m->n.fired, fired,
+			    "twheel_advance() ran entries the batches left");
 }
 
-/*
- * Shorten a jump of @d ticks so that it stays cheap (each pending entry is
- * looked at about once per rotation of the top level) and the clock stays
- * below %TWHEEL_CLOCK_LIMIT.
- */
-static u64 limit_jump(struct fuzz *f, u64 d)
+static void fz_advance(struct model *m, u64 to)
 {
-	while (d > 1 && f->m.pending * (d / f->span) > JUMP_WORK)
-		d /= 2;
-	return min(d, TWHEEL_CLOCK_LIMIT - 1 - f->w.now);
+	struct fz *f = to_fz(m);
+
+	if (model_below(m, 10) < 3)
+		fz_advance_batch(f, to);
+	else
+		twheel_advance(&f->w, to, fz_expire, f);
 }
 
-static void op_advance(struct fuzz *f, bool batch)
+static u64 fz_now(struct model *m)
 {
-	struct model_item *first;
-	u64 d;
+	return to_fz(m)->w.now;
+}
 
-	switch (byte(f) % 8) {
-	case 0:
-		d = 1;
-		break;
-	case 1:
-		d = 2 + below(f, 16);
-		break;
-	case 2:
-		d = 1 + below(f, 2 * f->gran[1]);
-		break;
-	case 3:
-		d = 1 + below(f, 4 * f->span);
-		break;
-	case 4:
-		d = below(f, 1ULL << (20 + byte(f) % 24));
-		break;
-	case 5:
-		/* To the first entry due, a tick short of it, or past it. */
-		first = model_first(&f->m);
-		d = first ? first->due - f->w.now + below(f, 3) - 1 : 0;
-		break;
-	case 6:
-		d = twheel_next_work(&f->w) - f->w.now;
-		break;
-	default:
-		d = 0;
-		break;
+static unsigned long fz_count(struct model *m)
+{
+	return to_fz(m)->w.count;
+}
+
+static u64 fz_next_work(struct model *m)
+{
+	return twheel_next_work(&to_fz(m)->w);
+}
+
+static void fz_view(struct model *m, const struct model_entry *x,
+		    struct model_view *v)
+{
+	const struct twheel_entry *e = fz_e(x);
+
+	v->pending = twheel_entry_pending(e);
+	v->expired = twheel_entry_due(&to_fz(m)->w, e);
+	v->expires = e->expires;
+	v->slot = e->slot;
+}
+
+/* What the wheel promises besides what the model checks. */
+static void fz_verify(struct model *m)
+{
+	struct fz *f = to_fz(m);
+	const struct twheel *w = &f->w;
+	struct model_entry *first = model_first(m);
+	struct twheel_entry *e = twheel_first(&f->w);
+	u64 next = twheel_next_work(w), hint = twheel_next_hint(w);
+	struct kunit *test = &f->test;
+
+	if (f->open)
+		KUNIT_ASSERT_EQ_MSG(test, next, w->now,
+				    "next work with the tick unfinished");
+	else if (first)
+		KUNIT_ASSERT_GT_MSG(test, next, w->now, "next work");
+	else
+		KUNIT_ASSERT_EQ_MSG(test, next, U64_MAX, "next work");
+	if (first)
+		KUNIT_ASSERT_LE_MSG(test, next, first->due,
+				    "next work after entry %u", first->id);
+	if (!f->open) {
+		KUNIT_ASSERT_GT_MSG(test, hint, w->now, "next hint");
+		KUNIT_ASSERT_LE_MSG(test, hint, next, "next hint");
 	}
-	d = limit_jump(f, d);
-	if (batch) {
-		f->what = "twheel_advance_batch()";
-		advance_batch(f, f->w.now + d);
-	} else {
-		f->what = "twheel_advance()";
-		advance(f, f->w.now + d);
-	}
+	KUNIT_ASSERT_EQ_MSG(test, !e, !first, "twheel_first()");
+	if (e)
+		KUNIT_ASSERT_TRUE_MSG(test, container_of(e, struct fz_entry, e)->m.pending,
+				      "twheel_first() gave an idle entry");
+	KUNIT_ASSERT_EQ_MSG(test, w->stats.expired, m->n.fired, "stats");
+	KUNIT_ASSERT_EQ_MSG(test, w->stats.ticks + w->stats.skipped,
+			    w->now - f->start, "stats");
+	KUNIT_ASSERT_LE_MSG(test, w->stats.moved_max,
+			    w->stats.migrated + w->stats.early_visits, "stats");
+	KUNIT_ASSERT_EQ_MSG(test, shim_warnings, 0UL, "WARN_ON fired");
 }
 
-/*
- * Arm many entries within one slot of some level, on one tick or spread
- * over the slot: a slot that must run or move down in order, in one piece.
- */
-static void op_burst(struct fuzz *f)
-{
-	u64 g = f->gran[1 + below(f, f->geo.levels)], base, off = below(f, g);
-	unsigned int k = 1 + below(f, f->m.nitems), i;
-	bool one_tick = byte(f) & 1;
+static const struct model_ops fz_ops = {
+	.name = "wheel",
+	.entry_init = fz_entry_init,
+	.add = fz_add,
+	.add_at = fz_add_at,
+	.del = fz_del,
+	.advance = fz_advance,
+	.now = fz_now,
+	.count = fz_count,
+	.view = fz_view,
+	.verify = fz_verify,
+	.next_work = fz_next_work,
+};
 
-	f->what = "a burst of arming";
-	base = (f->w.now / g + 1 + below(f, 3)) * g;
-	for (i = 0; i < k; i++)
-		arm(f, any_item(f), false, base + (one_tick ? off : below(f, g)));
-}
-
-static void run_op(struct fuzz *f)
-{
-	struct twheel_entry *e;
-	struct model_item *it;
-
-	switch (byte(f) % 16) {
-	case 0:
-	case 1:
-	case 2:
-	case 3:
-		f->what = "twheel_add()";
-		it = any_item(f);
-		arm(f, it, true, pick_interval(f));
-		break;
-	case 4:
-	case 5:
-		f->what = "twheel_add_at()";
-		it = any_item(f);
-		arm(f, it, false, pick_tick(f));
-		break;
-	case 6:
-	case 7:
-		f->what = "twheel_del()";
-		del(f, any_item(f));
-		break;
-	case 8:
-		f->what = "twheel_first()";
-		e = twheel_first(&f->w);
-		if (!e != !f->m.pending)
-			fail(f, "first", "twheel_first() %s with %lu pending",
-			     e ? "an entry" : "NULL", f->m.pending);
-		if (e && !container_of(e, struct model_item, e)->pending)
-			fail(f, "first", "twheel_first() gave an idle entry");
-		break;
-	case 9:
-		op_burst(f);
-		break;
-	case 10:
-	case 11:
-	case 12:
-	case 13:
-		op_advance(f, false);
-		break;
-	default:
-		op_advance(f, true);
-		break;
-	}
-	check_all(f);
-}
-
-/* The geometries an input picks from. */
+/* The geometries a run picks from, when it does not make one up. */
 static const struct twheel_geometry table[] = {
 	TWHEEL_GEOMETRY6(4096),
 	TWHEEL_GEOMETRY7(3, 256, 256, 256),
@@ -579,25 +306,153 @@ static const struct twheel_geometry table[] = {
 	TWHEEL_GEOMETRY7(8, 4, 2, 3, 2, 2, 2, 2, 5),
 };
 
-static u64 pick_start(struct fuzz *f)
+/*
+ * One of the table's geometries, two times in three, or one made up; of
+ * the scheme of -S only.
+ */
+static void pick_geometry(struct model *m, struct twheel_geometry *geo)
 {
-	switch (byte(f) % 6) {
+	static const unsigned int sizes[] = {
+		2, 3, 4, 5, 7, 8, 10, 12, 16, 24, 60, 64, 100, 128, 256, 1000
+	};
+	unsigned int n;
+
+	do {
+		memset(geo, 0, sizeof(*geo));
+		if (model_below(m, 3)) {
+			*geo = table[model_below(m, ARRAY_SIZE(table))];
+		} else if (model_below(m, 10) < 3) {
+			geo->scheme = TWHEEL_SCHEME6;
+			geo->levels = 1;
+			geo->slots[0] = 2U << model_below(m, 12);
+		} else {
+			geo->scheme = TWHEEL_SCHEME7;
+			geo->levels = 2 + model_below(m, 3);
+			for (n = 0; n < geo->levels; n++)
+				geo->slots[n] = sizes[model_below(m, ARRAY_SIZE(sizes))];
+		}
+	} while (opt.scheme && geo->scheme != (enum twheel_scheme)opt.scheme);
+}
+
+static u64 pick_start(struct model *m, u64 span)
+{
+	switch (model_below(m, 6)) {
 	case 0:
 		return 0;
 	case 1:
-		return below(f, 1000);
+		return model_below(m, 1000);
 	case 2:
-		return below(f, 1ULL << 32);
+		return model_below(m, 1ULL << 32);
 	case 3:
 		/* Just before the top level wraps, never before 0. */
-		return f->span * (1 + below(f, 1000)) - 1 -
-		       below(f, min(f->span, 3ULL));
+		return span * (1 + model_below(m, 1000)) - 1 -
+		       model_below(m, min(span, 3ULL));
 	case 4:
-		return (1ULL << 62) + below(f, 1ULL << 40);
+		return (1ULL << 62) + model_below(m, 1ULL << 40);
 	default:
 		/* Where the clock can hardly move. */
-		return TWHEEL_CLOCK_LIMIT - 1 - below(f, 1ULL << 20);
+		return TWHEEL_CLOCK_LIMIT - 1 - model_below(m, 1ULL << 20);
 	}
+}
+
+/* A wheel of @f->geo from @f->start, and a model of @nent idle entries. */
+static void fz_start(struct fz *f, unsigned int nent)
+{
+	struct model_shape shape = { .max_interval = TWHEEL_MAX_INTERVAL };
+	unsigned int n;
+
+	KUNIT_ASSERT_EQ_MSG(&f->test, twheel_init(&f->w, &f->geo, f->start), 0,
+			    "twheel_init() refused the geometry");
+	for (n = 0; n <= f->geo.levels; n++)
+		shape.gran[n] = f->w.gran[n];
+	shape.span = f->w.gran[f->geo.levels];
+	/* Jumps as long as 2^44 ticks, if few entries are pending. */
+	shape.far_spans = max(1ULL, (1ULL << 44) / shape.span);
+	shape.max_now = TWHEEL_CLOCK_LIMIT - 1;
+	model_reset(&f->m, &shape, f->start, nent);
+	model_verify(&f->m);
+}
+
+/* Every entry stopped, through twheel_first(); then the wheel freed. */
+static void fz_finish(struct fz *f)
+{
+	struct twheel_entry *e;
+
+	while ((e = twheel_first(&f->w)))
+		model_stop(&f->m, &container_of(e, struct fz_entry, e)->m);
+	model_verify(&f->m);
+	model_assert_empty(&f->m);
+	twheel_destroy(&f->w);
+	KUNIT_ASSERT_EQ_MSG(&f->test, shim_warnings, 0UL, "WARN_ON fired");
+}
+
+/*
+ * One run of at most @ops operations on a wheel of @geo (else picked),
+ * with the choices of @f->m: model_run().
+ */
+static void fz_run(struct fz *f, const struct twheel_geometry *geo,
+		   unsigned int ops)
+{
+	static const unsigned int pool[] = { 1, 3, 8, 16, 48, 100, 300, 1000 };
+	struct model *m = &f->m;
+
+	if (geo)
+		f->geo = *geo;
+	else
+		pick_geometry(m, &f->geo);
+	f->start = pick_start(m, twheel_span(&f->geo));
+	/* A fuzzer's input, short, is better spent on fewer entries. */
+	fz_start(f, pool[model_below(m, m->in ? 5 : ARRAY_SIZE(pool))]);
+	model_run(m, ops, 1);
+	fz_finish(f);
+}
+
+/*
+ * The model's directed scenarios, as twheel_wheel runs them, on a wheel
+ * of @geo from tick 0 and from just before its top level wraps far out;
+ * not on the smallest wheels, shorter than their timelines.
+ */
+static void fz_scenarios(struct fz *f, const struct twheel_geometry *geo)
+{
+	u64 span = twheel_span(geo);
+	u64 starts[] = { 0, ((1ULL << 40) / span + 1) * span - 2 };
+	unsigned int i;
+
+	if (span < 16)
+		return;
+	f->geo = *geo;
+	model_seed(&f->m, 1);
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		f->start = starts[i];
+		fz_start(f, MODEL_LIMITS_ENTRIES);
+		model_add_interval_limits(&f->m);
+		fz_finish(f);
+		fz_start(f, MODEL_ORDER_ENTRIES);
+		model_same_tick_order(&f->m, span + span / 2 + 1);
+		fz_finish(f);
+		fz_start(f, MODEL_DEL_ENTRIES);
+		model_del_every_state(&f->m);
+		fz_finish(f);
+		fz_start(f, MODEL_REARM_ENTRIES);
+		model_rearm_from_expiry(&f->m);
+		fz_finish(f);
+	}
+}
+
+/* Set up @fz once: the model keeps its entries from run to run. */
+static struct fz *fz_get(void)
+{
+	struct fz *f = &fz;
+
+	if (!f->test.name) {
+		f->test.name = "fuzz";
+		f->test.report = fz_report;
+		if (model_case_init(&f->m, &f->test, &fz_ops,
+				    sizeof(struct fz_entry),
+				    offsetof(struct fz_entry, m)))
+			abort();
+	}
+	return f;
 }
 
 /* libFuzzer's entry point, under the name it looks for. */
@@ -606,41 +461,136 @@ int fuzz_one_input(const u8 *data, size_t size)
 
 int fuzz_one_input(const u8 *data, size_t size)
 {
-	static struct fuzz fz;
-	struct fuzz *f = &fz;
-	struct twheel_entry *e;
-	unsigned int i, n;
+	static const u8 none;
+	struct fz *f = fz_get();
 
-	memset(f, 0, sizeof(*f));
-	f->in = data;
-	f->left = size;
-	f->what = "twheel_init()";
-	f->geo = table[byte(f) % ARRAY_SIZE(table)];
-	f->gran[0] = 1;
-	for (n = 0; n < f->geo.levels; n++)
-		f->gran[n + 1] = f->gran[n] * f->geo.slots[n];
-	f->span = f->gran[f->geo.levels];
-	f->start = pick_start(f);
-	if (twheel_init(&f->w, &f->geo, f->start))
-		fail(f, "return", "twheel_init() refused the geometry");
-	f->m.items = f->items;
-	f->m.nitems = 1 + below(f, MAX_ITEMS);
-	for (i = 0; i < f->m.nitems; i++)
-		twheel_entry_init(&f->items[i].e);
-	check_all(f);
+	f->m.in = size ? data : &none;
+	f->m.left = size;
+	f->m.seed = 0;
+	fz_run(f, NULL, FUZZ_OPS);
+	return 0;
+}
 
-	for (f->op = 0; f->left && f->op < MAX_OPS; f->op++)
-		run_op(f);
+static int parse_geometry(const char *s, struct twheel_geometry *geo)
+{
+	char *end;
 
-	f->what = "emptying the wheel";
-	while ((e = twheel_first(&f->w))) {
-		if (!container_of(e, struct model_item, e)->pending)
-			fail(f, "first", "twheel_first() gave an idle entry");
-		del(f, container_of(e, struct model_item, e));
+	memset(geo, 0, sizeof(*geo));
+	geo->scheme = strtoul(s, &end, 10);
+	if (*end != ':')
+		return -EINVAL;
+	do {
+		if (geo->levels == TWHEEL_MAX_LEVELS)
+			return -EINVAL;
+		geo->slots[geo->levels++] = strtoul(end + 1, &end, 10);
+	} while (*end == ',');
+	return *end ? -EINVAL : twheel_geometry_check(geo);
+}
+
+static void __noreturn help(void)
+{
+	fprintf(stderr,
+		"usage: fuzz seeded [-s SEED] [-n SEEDS] [-o OPS] [-S 6|7] [-g S:N,N,...] [-v]\n"
+		"  runs seeds SEED..SEED+SEEDS-1 (default 1..20), OPS ops each (20000);\n"
+		"  -S on geometries of one scheme only, -g on this one;\n"
+		"otherwise the options and inputs are libFuzzer's\n");
+	exit(2);
+}
+
+/* Geometries twheel_init() must refuse. */
+static void fz_refusals(struct fz *f)
+{
+	static const struct twheel_geometry bad[] = {
+		TWHEEL_GEOMETRY6(3),
+		TWHEEL_GEOMETRY6(1),
+		TWHEEL_GEOMETRY7(1, 256),
+		TWHEEL_GEOMETRY7(2, 256, 1),
+		{ .scheme = 5, .levels = 1, .slots = { 256 } },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		f->geo = bad[i];
+		KUNIT_ASSERT_EQ_MSG(&f->test, twheel_init(&f->w, &bad[i], 0),
+				    -EINVAL, "twheel_init() took a bad geometry");
 	}
-	check_all(f);
-	twheel_destroy(&f->w);
-	if (shim_warnings)
-		fail(f, "warn", "WARN_ON fired %lu times", shim_warnings);
+}
+
+/* "fuzz seeded ...": the runs of seeds, one after another. */
+static void __noreturn seeded(int argc, char **argv)
+{
+	struct twheel_geometry geo;
+	unsigned long seeds = 20, i;
+	struct fz *f = fz_get();
+	u64 seed = 1;
+	int c;
+
+	while ((c = getopt(argc, argv, "s:n:o:S:g:v")) != -1) {
+		switch (c) {
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'n':
+			seeds = strtoul(optarg, NULL, 0);
+			break;
+		case 'o':
+			opt.ops = strtoul(optarg, NULL, 0);
+			break;
+		case 'S':
+			opt.scheme = atoi(optarg);
+			if (opt.scheme != 6 && opt.scheme != 7)
+				help();
+			break;
+		case 'g':
+			opt.geometry = optarg;
+			if (parse_geometry(optarg, &geo))
+				help();
+			break;
+		case 'v':
+			f->test.verbose = true;
+			break;
+		default:
+			help();
+		}
+	}
+	if (optind != argc || !seed)
+		help();
+
+	for (i = 0; i < seeds; i++) {
+		model_seed(&f->m, seed + i);
+		fz_run(f, opt.geometry ? &geo : NULL, opt.ops);
+		kunit_info(&f->test, "seed %llu: %u entries, %llu fired, %llu from expiry functions, %llu refused\n",
+			   seed + i, f->m.nent, f->m.n.fired, f->m.n.acts,
+			   f->m.n.refused);
+	}
+	printf("fuzz: seeds %llu..%llu, %lu ops each%s%s: all passed\n", seed,
+	       seed + seeds - 1, opt.ops, opt.geometry ? ", geometry " :
+	       opt.scheme == 6 ? ", scheme 6" : opt.scheme == 7 ? ", scheme 7" : "",
+	       opt.geometry ?: "");
+	exit(0);
+}
+
+/* "fuzz scenarios": the directed ones, on every geometry of the table. */
+static void __noreturn all_scenarios(void)
+{
+	struct fz *f = fz_get();
+	unsigned int i;
+
+	fz_refusals(f);
+	for (i = 0; i < ARRAY_SIZE(table); i++)
+		fz_scenarios(f, &table[i]);
+	printf("fuzz: bad geometries refused, scenarios passed\n");
+	exit(0);
+}
+
+/* Called by libFuzzer before its own options are read. */
+int fuzz_init(int *argc, char ***argv) __asm__("LLVMFuzzerInitialize");
+
+int fuzz_init(int *argc, char ***argv)
+{
+	if (*argc == 2 && !strcmp((*argv)[1], "scenarios"))
+		all_scenarios();
+	if (*argc > 1 && !strcmp((*argv)[1], "seeded"))
+		seeded(*argc - 1, *argv + 1);
 	return 0;
 }
