@@ -12,12 +12,12 @@
 # make demo           the main job: twheel and a workload in QEMU, with stats
 # make trace          twheel's trace events through trace-cmd and perf, in
 #                     QEMU (not part of make check)
-# make bench          the paper's Fig. 9 and memory, into bench/results/
+# make bench          the paper's Fig. 9 and memory, into bench/results/bench/
 # make user-check     the wheels in user space against the KUnit suites'
 #                     reference model, under ASan and UBSan: seeded runs,
 #                     libFuzzer (FUZZ_TIME=s, default 60), planted bugs
-# make user-bench     the wheels' moves per tick in user space, before and
-#                     after (BASELINE=rev, default 56a33fd)
+# make user-bench     the wheels' moves per tick in user space (BASELINE=rev:
+#                     that core's beside them, into build/baseline-rev/)
 # make user-ops       instructions (callgrind) and ns per operation of the
 #                     wheels, beside the paper's VAX counts (BASELINE=rev:
 #                     that core's instructions too)

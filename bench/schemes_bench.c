@@ -5,21 +5,21 @@
  * bookkeeping against n and the mean interval T.  Loaded by
  * scripts/bench.sh; runs in its init, single-threaded, on a clock driven
  * by hand (no hrtimer: this is the data structures alone), and prints one
- * CSV line per figure to the kernel log:
+ * line per figure to the kernel log, in the format of bench_line.h:
  *
- *   twheel_bench: ops,SCHEME,N,START_NS,STOP_NS,TICK_NS,EXPIRED_PER_TICK
- *   twheel_bench: bookkeeping,SCHEME,GEOMETRY,N,T,TICKS,EXPIRED,
- *                 NS_PER_TICK,NS_PER_EXPIRY,VISITS_PER_EXPIRY,
- *                 MIGRATIONS_PER_EXPIRY
+ *   ops scheme=SCHEME n=N | start_ns=NS stop_ns=NS tick_ns=NS
+ *       expired_per_tick=X
+ *   bookkeeping scheme=S geometry=G n=N T=T | ticks=TICKS expired=E
+ *       tick_ns=NS expiry_ns=NS visits_per_expiry=X
+ *       migrations_per_expiry=X
  *
- * (one line each; EXPIRED_PER_TICK and the last two figures of
- * bookkeeping are in thousandths).
+ * (one line each).
  *
  * ops: n entries are armed with intervals uniform in [T, 2T), T = 1000
  * ticks (the Lawn's favourable case draws them from 8 values in that
- * range instead).  START_NS arms idle entries into that population and
- * STOP_NS stops them again; TICK_NS advances the clock one tick at a time
- * for up to T/2 ticks, on which nothing comes due (EXPIRED_PER_TICK says
+ * range instead).  start_ns arms idle entries into that population and
+ * stop_ns stops them again; tick_ns advances the clock one tick at a time
+ * for up to T/2 ticks, on which nothing comes due (expired_per_tick says
  * so): the bookkeeping a tick costs, without expiries.
  *
  * bookkeeping: n entries, each re-armed as it expires for an interval
@@ -27,8 +27,8 @@
  * over the next max(T, 4096) ticks, one tick at a time.  The paper puts
  * Scheme 6's bookkeeping per entry at c(6) * T/M (an entry is looked at
  * each time its slot comes round) and Scheme 7's at c(7) * m (it moves
- * down at most once per level): VISITS_PER_EXPIRY and
- * MIGRATIONS_PER_EXPIRY count exactly those.
+ * down at most once per level): visits_per_expiry and
+ * migrations_per_expiry count exactly those.
  */
 
 #include <linux/ktime.h>
@@ -41,7 +41,15 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "bench_line.h"
 #include "tsched.h"
+
+/* The lines this module prints, as bench_line.h says. */
+#define OPS_LINE \
+	"ops scheme=%s n=%u | start_ns=%llu stop_ns=%llu tick_ns=%llu expired_per_tick=%s"
+#define BOOKKEEPING_LINE \
+	"bookkeeping scheme=%s geometry=%s n=%u T=%u | ticks=%u expired=%llu tick_ns=%llu " \
+	"expiry_ns=%llu visits_per_expiry=%s migrations_per_expiry=%s"
 
 static unsigned int max_n = 1000000;
 module_param(max_n, uint, 0444);
@@ -243,6 +251,7 @@ static void bench_ops(void)
 		for (i = 0; i < ARRAY_SIZE(ops_configs); i++) {
 			const struct config *c = &ops_configs[i];
 			u64 t0 = ktime_get_ns(), start, stop, tick, expired;
+			char x[24];
 			int ret;
 
 			if (skip_above[i])
@@ -258,8 +267,8 @@ static void bench_ops(void)
 			measure_start_stop(r, &start, &stop);
 			tick = measure_ticks(r, &expired);
 			run_teardown(r);
-			pr_info("twheel_bench: ops,%s,%u,%llu,%llu,%llu,%llu\n",
-				c->name, n, start, stop, tick, expired);
+			bench_line(OPS_LINE, c->name, n, start, stop, tick,
+				   bench_frac(x, sizeof(x), expired, 1000, 3));
 			if (ktime_get_ns() - t0 > (u64)budget_ms * NSEC_PER_MSEC)
 				skip_above[i] = n;
 			cond_resched();
@@ -307,6 +316,7 @@ static void bench_bookkeeping(void)
 				u32 t = ts[j], ticks = max(t, 4096U);
 				struct twheel_stats before;
 				u64 now, t0, ns, k;
+				char v[24], m[24];
 
 				if (run_setup(r, c, n, 0, t / 2, t)) {
 					run_teardown(r);
@@ -323,13 +333,15 @@ static void bench_bookkeeping(void)
 					tsched_advance(&r->s, ++now, expire, r);
 				ns = ktime_get_ns() - t0;
 				k = max_t(u64, r->expired, 1);
-				pr_info("twheel_bench: bookkeeping,%s,%s,%u,%u,%u,%llu,%llu,%llu,%llu,%llu\n",
-					c->name, geo, n, t, ticks, r->expired,
-					div_u64(ns, ticks), div64_u64(ns, k),
-					div64_u64(1000 * (tsched_stats(&r->s)->early_visits -
-						  before.early_visits), k),
-					div64_u64(1000 * (tsched_stats(&r->s)->migrated -
-						  before.migrated), k));
+				bench_line(BOOKKEEPING_LINE,
+					   c->name, geo, n, t, ticks, r->expired,
+					   div_u64(ns, ticks), div64_u64(ns, k),
+					   bench_frac(v, sizeof(v),
+						      tsched_stats(&r->s)->early_visits -
+						      before.early_visits, k, 3),
+					   bench_frac(m, sizeof(m),
+						      tsched_stats(&r->s)->migrated -
+						      before.migrated, k, 3));
 				run_teardown(r);
 				cond_resched();
 			}

@@ -2,15 +2,18 @@
 /*
  * The paper's Fig. 9 experiment, and the memory each facility takes per
  * outstanding timer.  Loaded by scripts/bench.sh, after twheel.ko; runs in
- * its init and prints one CSV line per figure to the kernel log:
+ * its init and prints one line per figure to the kernel log, in the format
+ * of bench_line.h (BUILD is @label, SCHEME "-" for the kernel's own):
  *
- *   twheel_bench: fig9,FACILITY,SCHEME,N,NS_PER_PAIR
- *   twheel_bench: lone,FACILITY,SCHEME,CPU,PENDING,NS_PER_PAIR
- *   twheel_bench: loneidle,FACILITY,SCHEME,CPU,LOOP_IRQS,SETTLE_MS,
- *                 SETTLE_IRQS,IDLE_MS,IDLE_IRQS
- *   twheel_bench: memory,FACILITY,BYTES
- *   twheel_bench: step,STEP,NS
- *   twheel_bench: clock,READER,NS
+ *   fig9 build=BUILD facility=F scheme=SCHEME n=N | pair_ns=NS
+ *   lone build=BUILD facility=F scheme=SCHEME cpu=CPU |
+ *        pending_before=PENDING pair_ns=NS
+ *   lone-idle build=BUILD facility=F scheme=SCHEME cpu=CPU |
+ *        loop_interrupts=A settle_ms=MS settle_interrupts=B idle_ms=MS
+ *        idle_interrupts=C
+ *   memory facility=F | bytes=BYTES
+ *   steps step=STEP | ns=NS
+ *   clock reader=READER | ns=NS
  *
  * Fig. 9: N timers are armed for random times far in the future; then one
  * more is cancelled and set again, over and over, each time for a random
@@ -50,13 +53,17 @@
  * lock-associated ones.  PENDING is the number of twheel callouts pending
  * on that CPU before ("-" for the kernel's facilities), which should be
  * 0: then cancelling the lone callout empties the wheel and setting it
- * wakes it, each time.  After twheel_setcallout's, loneidle tells whether
+ * wakes it, each time.  After twheel_setcallout's, lone-idle tells whether
  * twheel then stays tickless: the callout is set once more, for
  * LONE_TICKS ticks, and cancelled; the CPU's twheel interrupts are
- * counted over the timed loop (LOOP_IRQS), the SETTLE_MS after
- * (SETTLE_IRQS: an hrtimer left armed may fire once into the empty wheel
- * there) and the IDLE_MS after that (IDLE_IRQS: 0 if twheel is
- * tickless), from its debugfs "stats"; -1 if that is not there.
+ * counted over the timed loop (A), the settling time after (B: an
+ * hrtimer left armed may fire once into the empty wheel there) and the
+ * idle time after that (C: 0 if twheel is tickless), from its debugfs
+ * "stats"; "-" if that is not there.
+ *
+ * memory: the size of each facility's timer; twheel_timeout's entry is
+ * internal to twheel, which says it in debugfs "config" (scripts/bench.sh
+ * prints that line).
  *
  * The clock readers (clock): ns per call of ktime_get_ns(), which
  * setcallout() calls to know the tick, of ktime_get_coarse_ns(), the time
@@ -81,15 +88,23 @@
 #include <linux/workqueue.h>
 
 #include "twheel.h"
+#include "bench_line.h"
 #include "twheel_dfs.h"
+
+/* The lines this module prints, as bench_line.h says. */
+#define LONE_LINE \
+	"lone build=%s facility=%s scheme=%s cpu=%u | pending_before=%s pair_ns=%llu"
+#define LONE_IDLE_LINE \
+	"lone-idle build=%s facility=%s scheme=%u cpu=%u | loop_interrupts=%s settle_ms=%llu " \
+	"settle_interrupts=%s idle_ms=%llu idle_interrupts=%s"
 
 static char *facilities;
 module_param(facilities, charp, 0444);
 MODULE_PARM_DESC(facilities, "comma-separated facilities to measure (default: all)");
 
-static char *label = "";
+static char *label = "tree";
 module_param(label, charp, 0444);
-MODULE_PARM_DESC(label, "name the lines LABEL:facility, for another twheel.ko than the tree's or the tree's with its events on; no steps or memory");
+MODULE_PARM_DESC(label, "the lines' build=, for another twheel.ko than the tree's or the tree's with its events on; not \"tree\": no steps or memory");
 
 static bool fig9_only;
 module_param(fig9_only, bool, 0444);
@@ -97,7 +112,7 @@ MODULE_PARM_DESC(fig9_only, "measure Fig. 9 only: no steps, memory or lone timer
 
 static unsigned int scheme;
 module_param(scheme, uint, 0444);
-MODULE_PARM_DESC(scheme, "twheel's scheme, for the CSV (6 or 7)");
+MODULE_PARM_DESC(scheme, "twheel's scheme, for the lines (6 or 7)");
 
 static unsigned int max_n = 1000000;
 module_param(max_n, uint, 0444);
@@ -604,16 +619,20 @@ static void lone_stats(unsigned int cpu, s64 *irqs, s64 *pending)
 	*pending = v[1];
 }
 
-static s64 delta(s64 a, s64 b)
+/* @b - @a as a metric in @buf, "-" if either could not be read. */
+static const char *delta(char buf[24], s64 a, s64 b)
 {
-	return a < 0 || b < 0 ? -1 : b - a;
+	if (a < 0 || b < 0)
+		return "-";
+	snprintf(buf, 24, "%lld", b - a);
+	return buf;
 }
 
 static void bench_lone(const struct facility *f, unsigned int cpu)
 {
 	struct lone_work w = { .f = f };
 	s64 irq0, irq1, irq2, irq3, pending;
-	char col[8] = "-", was[24] = "-";
+	char col[8] = "-", was[24] = "-", d[3][24];
 	u64 t1, t2, t3;
 
 	if (f->twheel)
@@ -626,8 +645,7 @@ static void bench_lone(const struct facility *f, unsigned int cpu)
 		pr_err("twheel_bench: %s lone: out of memory\n", f->name);
 		return;
 	}
-	pr_info("twheel_bench: lone,%s%s%s,%s,%u,%s,%llu\n", label,
-		*label ? ":" : "", f->name, col, cpu, was, w.ns);
+	bench_line(LONE_LINE, label, f->name, col, cpu, was, w.ns);
 	if (strcmp(f->name, "twheel_setcallout"))
 		return;
 
@@ -639,11 +657,10 @@ static void bench_lone(const struct facility *f, unsigned int cpu)
 	msleep(LONE_IDLE_MS);
 	t3 = ktime_get_ns();
 	lone_stats(cpu, &irq3, &pending);
-	pr_info("twheel_bench: loneidle,%s%s%s,%u,%u,%lld,%llu,%lld,%llu,%lld\n",
-		label, *label ? ":" : "", f->name, scheme, cpu,
-		delta(irq0, irq1), div_u64(t2 - t1, NSEC_PER_MSEC),
-		delta(irq1, irq2), div_u64(t3 - t2, NSEC_PER_MSEC),
-		delta(irq2, irq3));
+	bench_line(LONE_IDLE_LINE,
+		   label, f->name, scheme, cpu, delta(d[0], irq0, irq1),
+		   div_u64(t2 - t1, NSEC_PER_MSEC), delta(d[1], irq1, irq2),
+		   div_u64(t3 - t2, NSEC_PER_MSEC), delta(d[2], irq2, irq3));
 }
 
 enum { CLOCK_KTIME, CLOCK_COARSE, CLOCK_JIFFIES, CLOCK_NR };
@@ -734,16 +751,16 @@ static void bench_steps(void)
 		bh_ns = min(bh_ns, div_u64(ktime_get_ns() - t0, reps));
 		cond_resched();
 	}
-	pr_info("twheel_bench: step,ktime_get_ns,%llu\n",
-		div_u64(clock[CLOCK_KTIME], reps));
-	pr_info("twheel_bench: step,raw_spin_lock_irqsave+unlock,%llu\n",
-		lock_ns);
-	pr_info("twheel_bench: step,spin_lock_bh+unlock,%llu\n", bh_ns);
+	bench_line("steps step=ktime_get_ns | ns=%llu",
+		   div_u64(clock[CLOCK_KTIME], reps));
+	bench_line("steps step=raw_spin_lock_irqsave+unlock | ns=%llu",
+		   lock_ns);
+	bench_line("steps step=spin_lock_bh+unlock | ns=%llu", bh_ns);
 	for (i = 0; i < CLOCK_NR; i++) {
-		u64 tenths = div_u64(clock[i] * 10, reps);
+		char ns[24];
 
-		pr_info("twheel_bench: clock,%s,%llu.%llu\n", clock_names[i],
-			div_u64(tenths, 10), tenths % 10);
+		bench_line("clock reader=%s | ns=%s", clock_names[i],
+			   bench_frac(ns, sizeof(ns), clock[i], reps, 1));
 	}
 }
 
@@ -752,7 +769,7 @@ static int __init bench_init(void)
 	unsigned int i, n, cpu;
 
 	prandom_seed_state(&bench_rnd, 1997);
-	if (wanted("twheel_setcallout") && !*label && !fig9_only)
+	if (wanted("twheel_setcallout") && !strcmp(label, "tree") && !fig9_only)
 		bench_steps();
 	for (i = 0; i < ARRAY_SIZE(facility_table); i++) {
 		const struct facility *f = &facility_table[i];
@@ -762,9 +779,9 @@ static int __init bench_init(void)
 			continue;
 		if (f->twheel)
 			snprintf(col, sizeof(col), "%u", scheme);
-		if (f->bytes && !*label && !fig9_only)
-			pr_info("twheel_bench: memory,%s,%zu\n", f->name,
-				f->bytes);
+		if (f->bytes && !strcmp(label, "tree") && !fig9_only)
+			bench_line("memory facility=%s | bytes=%zu", f->name,
+				   f->bytes);
 		for (n = 100; n <= max_n; n *= 10) {
 			u64 ns = measure(f, n);
 
@@ -773,8 +790,8 @@ static int __init bench_init(void)
 				       f->name, n);
 				break;
 			}
-			pr_info("twheel_bench: fig9,%s%s%s,%s,%u,%llu\n", label,
-				*label ? ":" : "", f->name, col, n, ns);
+			bench_line("fig9 build=%s facility=%s scheme=%s n=%u | pair_ns=%llu",
+				   label, f->name, col, n, ns);
 			cond_resched();
 		}
 	}

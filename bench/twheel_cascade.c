@@ -45,22 +45,27 @@
  * of "latency" (summed over the CPUs, of which only this one has work).
  * Columns and histograms that this twheel does not have print as "-".
  *
- * One set of lines per N, "-" for what twheel does not report:
+ * One set of lines per N, in the format of bench_line.h, "-" for what
+ * twheel does not report (BUILD is @label):
  *
- *   twheel_bench: cascade,LABEL,SCHEME,GEOMETRY,TICK_NS,N,KEEPALIVE,STREAM,
- *                 ARM_MS,MS,BOUNDARY_MS,INTERRUPTS,EXPIRED,MIGRATED,
- *                 MOVED_MAX,WORK_MAX
- *   twheel_bench: cascadeq,LABEL,SCHEME,N,WHAT,SAMPLES,EARLY,OVERDUE,P50,
- *                 P90,P99,P999,P9999,MAX
- *   twheel_bench: cascadeh,LABEL,SCHEME,N,WHAT,B:COUNT B:COUNT ...
+ *   cascade build=BUILD scheme=S geometry=G tick_ns=NS n=N |
+ *       keepalive=K stream=K arm_ms=MS ms=MS boundary_ms=MS interrupts=I
+ *       expired=E migrated=M moved_max=M work_max=W probe_samples=K
+ *       stream_samples=K stream_early=K stream_overdue=K
+ *   cascade-lateness build=BUILD scheme=S n=N what=WHAT p=P |
+ *       late_us=X share=X
+ *   cascade-work_ns build=BUILD scheme=S n=N at_least_us=X | share=X
+ *   cascade-work_entries build=BUILD scheme=S n=N at_least=X | share=X
  *
- * ARM_MS is how long arming the long callouts took, MS the window's length
- * and BOUNDARY_MS when in the window B came (negative: before it began).
- * cascadeq: WHAT is "probe" or "stream", nearest-rank percentiles in ns
- * (within 1/16: see &struct lat_hist) and the exact maximum; OVERDUE: of
- * the SAMPLES, short callouts still pending past their time at the end.
- * cascadeh: WHAT is "work_ns" or "work_entries", twheel's per-interrupt
- * histograms, bucket B counting values v with fls64(v) == B.
+ * arm_ms is how long arming the long callouts took, ms the window's length
+ * and boundary_ms when in the window B came (negative: before it began);
+ * stream_overdue: of the stream's samples, short callouts still pending
+ * past their time at the end.  cascade-lateness: WHAT is "probe" or
+ * "stream", P a nearest-rank percentile (within 1/16: see &struct
+ * lat_hist) or "max", exact; share is the share of samples at least that
+ * late.  cascade-work_*: twheel's per-interrupt histograms, as the share
+ * of interrupts that took at least that long or handled at least that
+ * many entries (the lower bound of a log2 bucket).
  *
  * It reports; nothing it measures fails it.
  */
@@ -85,7 +90,17 @@
 #include <linux/vmalloc.h>
 
 #include "twheel.h"
+#include "bench_line.h"
 #include "twheel_dfs.h"
+
+/* The lines this module prints, as bench_line.h says. */
+#define CASCADE_LATENESS_LINE \
+	"cascade-lateness build=%s scheme=%u n=%u what=%s p=%s | late_us=%s share=%s"
+#define CASCADE_LINE \
+	"cascade build=%s scheme=%u geometry=%s tick_ns=%llu n=%u | keepalive=%u stream=%u " \
+	"arm_ms=%llu ms=%llu boundary_ms=%lld interrupts=%s expired=%s migrated=%s moved_max=%s " \
+	"work_max=%s probe_samples=%llu stream_samples=%llu stream_early=%llu " \
+	"stream_overdue=%llu"
 
 static char *label = "tree";
 module_param(label, charp, 0444);
@@ -235,15 +250,7 @@ static struct rnd_state arm_rnd;
 /* Zero twheel's counters and histograms, on every CPU. */
 static int reset_stats(void)
 {
-	struct file *f = filp_open(DFS_STATS, O_WRONLY, 0);
-	loff_t pos = 0;
-	ssize_t n;
-
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	n = kernel_write(f, "0", 1, &pos);
-	filp_close(f, NULL);
-	return n == 1 ? 0 : n < 0 ? n : -EIO;
+	return dfs_write(DFS_STATS, "0");
 }
 
 /* Ticks per slot of level 1 and level 2 of the hierarchy the run aims at. */
@@ -420,41 +427,57 @@ static void sleep_until(u64 ns)
 		msleep(min_t(u64, div_u64(ns - now, NSEC_PER_MSEC) + 1, 100));
 }
 
+/* @h's percentiles and maximum, each with the share at least as late. */
 static void print_lateness(unsigned int n, const char *what,
 			   const struct lat_hist *h)
 {
-	static const unsigned int ppm[] = {
-		500000, 900000, 990000, 999000, 999900
+	static const struct {
+		const char *p;
+		unsigned int ppm;
+	} pct[] = {
+		{ "50", 500000 }, { "90", 900000 }, { "99", 990000 },
+		{ "99.9", 999000 }, { "99.99", 999900 },
 	};
-	char buf[160];
-	unsigned int i, len = 0;
+	char us[24], share[24];
+	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(ppm); i++)
-		len += scnprintf(buf + len, sizeof(buf) - len, ",%llu",
-				 lat_pct(h, ppm[i]));
-	pr_info("twheel_bench: cascadeq,%s,%u,%u,%s,%llu,%llu,%llu%s,%llu\n",
-		label, cfg.scheme, n, what, h->n, h->early, h->overdue, buf,
-		h->max);
+	for (i = 0; i < ARRAY_SIZE(pct); i++)
+		bench_line(CASCADE_LATENESS_LINE,
+			   label, cfg.scheme, n, what, pct[i].p,
+			   bench_frac(us, sizeof(us), lat_pct(h, pct[i].ppm),
+				      1000, 1),
+			   bench_frac(share, sizeof(share),
+				      1000000 - pct[i].ppm, 1000000, 9));
+	bench_line(CASCADE_LATENESS_LINE,
+		   label, cfg.scheme, n, what, "max",
+		   bench_frac(us, sizeof(us), h->max, 1000, 1),
+		   bench_frac(share, sizeof(share), 1, h->n, 9));
 }
 
-static void print_hist(unsigned int n, const char *what, const u64 *hist,
-		       bool have)
+/*
+ * twheel's per-interrupt histogram @hist of @what, bucket b counting
+ * values v with fls64(v) == b, as the share of interrupts at least at each
+ * bucket's lower bound, divided by @scale (1000: ns as us).
+ */
+static void print_hist(unsigned int n, const char *what, const char *unit,
+		       const u64 *hist, unsigned int scale)
 {
-	char buf[HIST_BUCKETS * 16];
-	unsigned int b, len = 0;
+	char lo[24], share[24];
+	u64 total = 0, above = 0;
+	int b;
 
-	if (!have) {
-		pr_info("twheel_bench: cascadeh,%s,%u,%u,%s,-\n", label,
-			cfg.scheme, n, what);
-		return;
-	}
 	for (b = 0; b < HIST_BUCKETS; b++)
-		if (hist[b])
-			len += scnprintf(buf + len, sizeof(buf) - len,
-					 "%s%u:%llu", len ? " " : "", b,
-					 hist[b]);
-	pr_info("twheel_bench: cascadeh,%s,%u,%u,%s,%s\n", label, cfg.scheme,
-		n, what, len ? buf : "0:0");
+		total += hist[b];
+	for (b = HIST_BUCKETS - 1; b >= 0; b--) {
+		if (!hist[b])
+			continue;
+		above += hist[b];
+		bench_line("cascade-%s build=%s scheme=%u n=%u at_least%s=%s | share=%s",
+			   what, label, cfg.scheme, n, unit,
+			   bench_frac(lo, sizeof(lo), b ? 1ULL << (b - 1) : 0,
+				      scale, scale > 1 ? 3 : 0),
+			   bench_frac(share, sizeof(share), above, total, 9));
+	}
 }
 
 static const char *col(char *buf, size_t size, s64 v)
@@ -559,20 +582,25 @@ static int cascade_run(unsigned int n, unsigned int on)
 	if (ret)
 		goto out_longs;
 
-	pr_info("twheel_bench: cascade,%s,%u,%s,%llu,%u,%u,%u,%llu,%llu,%lld,%s,%s,%s,%s,%s\n",
-		label, cfg.scheme, cfg.geometry, cfg.tick_ns, n,
-		(unsigned int)div_u64((u64)n * keepalive_pct, 100), stream,
-		div_u64(arm_ns, NSEC_PER_MSEC), div_u64(window, NSEC_PER_MSEC),
-		div_s64((s64)(b * cfg.tick_ns - t0), NSEC_PER_MSEC),
-		col(v[0], sizeof(v[0]), r->col[C_INTERRUPTS]),
-		col(v[1], sizeof(v[1]), r->col[C_EXPIRED]),
-		col(v[2], sizeof(v[2]), r->col[C_MIGRATED]),
-		col(v[3], sizeof(v[3]), r->col[C_MOVED_MAX]),
-		col(v[4], sizeof(v[4]), r->col[C_WORK_MAX]));
+	bench_line(CASCADE_LINE,
+		   label, cfg.scheme, cfg.geometry, cfg.tick_ns, n,
+		   (unsigned int)div_u64((u64)n * keepalive_pct, 100), stream,
+		   div_u64(arm_ns, NSEC_PER_MSEC),
+		   div_u64(window, NSEC_PER_MSEC),
+		   div_s64((s64)(b * cfg.tick_ns - t0), NSEC_PER_MSEC),
+		   col(v[0], sizeof(v[0]), r->col[C_INTERRUPTS]),
+		   col(v[1], sizeof(v[1]), r->col[C_EXPIRED]),
+		   col(v[2], sizeof(v[2]), r->col[C_MIGRATED]),
+		   col(v[3], sizeof(v[3]), r->col[C_MOVED_MAX]),
+		   col(v[4], sizeof(v[4]), r->col[C_WORK_MAX]),
+		   run.probe_late.n, run.stream_late.n, run.stream_late.early,
+		   run.stream_late.overdue);
 	print_lateness(n, "probe", &run.probe_late);
 	print_lateness(n, "stream", &run.stream_late);
-	print_hist(n, "work_ns", r->work_ns, r->have_ns);
-	print_hist(n, "work_entries", r->work_entries, r->have_entries);
+	if (r->have_ns)
+		print_hist(n, "work_ns", "_us", r->work_ns, 1000);
+	if (r->have_entries)
+		print_hist(n, "work_entries", "", r->work_entries, 1);
 
 out_longs:
 	for (i = 0; i < n; i++) {

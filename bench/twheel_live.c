@@ -4,20 +4,23 @@
  * twheel's own hrtimer ticks.  A twheel client: it uses <twheel.h> and reads
  * twheel's debugfs files, nothing else of twheel's.  Loaded by
  * scripts/bench.sh after twheel.ko, perhaps several times with twheel
- * reloaded between; runs in its init and prints one CSV line per figure to
- * the kernel log:
+ * reloaded between; runs in its init and prints one line per figure to
+ * the kernel log, in the format of bench_line.h:
  *
- *   twheel_bench: interrupts,SCHEME,GEOMETRY,TICK_NS,T,N,EXPIRED,INTERRUPTS
- *   twheel_bench: idle,SCHEME,SECONDS,INTERRUPTS
- *   twheel_bench: load,SCHEME,N,TICK_NS,MIN_TICKS,MAX_TICKS,MS,EXPIRED,INTERRUPTS,WORK_NS
- *   twheel_bench: lateness,SCHEME,N,SAMPLES,EARLY,P50_US,P90_US,P99_US,P999_US,MAX_US
+ *   interrupts scheme=S geometry=G tick_ns=NS T=T callouts=N |
+ *       expired=E interrupts=I per_expiry=X paper=X
+ *   idle scheme=S | seconds=X interrupts=I
+ *   lateness scheme=S callouts=N tick_ns=NS min_ticks=A max_ticks=B |
+ *       ms=MS expired=E interrupts=I work_ns=NS samples=K early=K
+ *       p50_us=X p90_us=X p99_us=X p999_us=X max_us=X
  *
  * interrupts  A few callouts (@callouts), each re-armed from its own
  *             function for a random interval uniform in [T/2, 3T/2] ticks,
  *             for each T of @periods; the deltas of twheel's "expired" and
- *             "interrupts" counters over the window.  The paper's Appendix
- *             A predicts T/M interrupts per expiry for Scheme 6 with M
- *             slots, at most m for Scheme 7 with m levels.
+ *             "interrupts" counters over the window, and interrupts per
+ *             expiry.  The paper's Appendix A predicts T/M interrupts per
+ *             expiry for Scheme 6 with M slots, at most m for Scheme 7
+ *             with m levels (paper).
  * idle        Nothing armed for @idle_ms: the delta of "interrupts", and
  *             the window as measured in seconds.
  * lateness    @counts callouts, each re-armed from its own function for a
@@ -25,10 +28,9 @@
  *             @lateness_ms; for each expiry, when its function ran minus
  *             (when setcallout() was called + ticks * tick length), which
  *             the contract says is never negative; percentiles in
- *             microseconds.  The "load" line before it gives the workload,
- *             the window as measured (MS) and the deltas of twheel's
- *             "expired", "interrupts" and "work_ns" (tick bookkeeping)
- *             over it.
+ *             microseconds; with the workload, the window as measured
+ *             (ms) and the deltas of twheel's "expired", "interrupts" and
+ *             "work_ns" (tick bookkeeping) over it.
  *
  * Callouts are armed by a worker bound to a CPU, and each re-arms on the
  * CPU it runs on: for "interrupts" all on the first online CPU, so that
@@ -56,7 +58,17 @@
 #include <linux/workqueue.h>
 
 #include "twheel.h"
+#include "bench_line.h"
 #include "twheel_dfs.h"
+
+/* The lines this module prints, as bench_line.h says. */
+#define INTERRUPTS_LINE \
+	"interrupts scheme=%u geometry=%s tick_ns=%llu T=%lu callouts=%u | expired=%llu " \
+	"interrupts=%llu per_expiry=%s paper=%s"
+#define LATENESS_LINE \
+	"lateness scheme=%u callouts=%u tick_ns=%llu min_ticks=%u max_ticks=%u | ms=%llu " \
+	"expired=%llu interrupts=%llu work_ns=%llu samples=%lu early=%ld p50_us=%s p90_us=%s " \
+	"p99_us=%s p999_us=%s max_us=%s"
 
 static char *test = "interrupts";
 module_param(test, charp, 0444);
@@ -276,6 +288,7 @@ static unsigned int ticks_to_ms(u64 ticks)
 static int test_interrupts(void)
 {
 	struct live_stats s0, s1;
+	char per[24], paper[24];
 	unsigned int i;
 	int ret;
 
@@ -297,9 +310,15 @@ static int test_interrupts(void)
 		stop();
 		if (ret)
 			return ret;
-		pr_info("twheel_bench: interrupts,%u,%s,%llu,%lu,%u,%llu,%llu\n",
-			cfg.scheme, cfg.geometry, cfg.tick_ns, t, callouts,
-			s1.expired - s0.expired, s1.interrupts - s0.interrupts);
+		bench_line(INTERRUPTS_LINE,
+			   cfg.scheme, cfg.geometry, cfg.tick_ns, t, callouts,
+			   s1.expired - s0.expired, s1.interrupts - s0.interrupts,
+			   bench_frac(per, sizeof(per),
+				      s1.interrupts - s0.interrupts,
+				      s1.expired - s0.expired, 3),
+			   cfg.scheme == 6 ?
+			   bench_frac(paper, sizeof(paper), t, cfg.slots[0], 3) :
+			   bench_frac(paper, sizeof(paper), cfg.levels, 1, 0));
 	}
 	return 0;
 }
@@ -322,8 +341,9 @@ static int test_idle(void)
 	if (s0.pending || s1.pending)
 		pr_info("twheel_live: %lu callouts of other clients pending: not idle\n",
 			max(s0.pending, s1.pending));
-	pr_info("twheel_bench: idle,%u,%llu.%03llu,%llu\n", cfg.scheme,
-		ms / 1000, ms % 1000, s1.interrupts - s0.interrupts);
+	bench_line("idle scheme=%u | seconds=%llu.%03llu interrupts=%llu",
+		   cfg.scheme, ms / 1000, ms % 1000,
+		   s1.interrupts - s0.interrupts);
 	return 0;
 }
 
@@ -413,17 +433,16 @@ static int lateness_run(unsigned int n)
 	radix_sort(run.samples, tmp, kept);
 	vfree(tmp);
 
-	pr_info("twheel_bench: load,%u,%u,%llu,%u,%u,%llu,%llu,%llu,%llu\n",
-		cfg.scheme, n, cfg.tick_ns, min_ticks, max_ticks, ms,
-		s1.expired - s0.expired, s1.interrupts - s0.interrupts,
-		s1.work_ns - s0.work_ns);
-	pr_info("twheel_bench: lateness,%u,%u,%lu,%ld,%s,%s,%s,%s,%s\n",
-		cfg.scheme, n, kept, atomic_long_read(&run.early),
-		pct_us(p[0], sizeof(p[0]), run.samples, kept, 500),
-		pct_us(p[1], sizeof(p[1]), run.samples, kept, 900),
-		pct_us(p[2], sizeof(p[2]), run.samples, kept, 990),
-		pct_us(p[3], sizeof(p[3]), run.samples, kept, 999),
-		pct_us(p[4], sizeof(p[4]), run.samples, kept, 1000));
+	bench_line(LATENESS_LINE,
+		   cfg.scheme, n, cfg.tick_ns, min_ticks, max_ticks, ms,
+		   s1.expired - s0.expired, s1.interrupts - s0.interrupts,
+		   s1.work_ns - s0.work_ns, kept,
+		   atomic_long_read(&run.early),
+		   pct_us(p[0], sizeof(p[0]), run.samples, kept, 500),
+		   pct_us(p[1], sizeof(p[1]), run.samples, kept, 900),
+		   pct_us(p[2], sizeof(p[2]), run.samples, kept, 990),
+		   pct_us(p[3], sizeof(p[3]), run.samples, kept, 999),
+		   pct_us(p[4], sizeof(p[4]), run.samples, kept, 1000));
 	return 0;
 }
 

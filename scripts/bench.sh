@@ -3,7 +3,7 @@
 #
 # bench.sh - "make bench": the paper's Fig. 9 and memory per timer, every
 # scheme of the papers side by side, and measurements of live callouts, in
-# one guest boot, into bench/results/.
+# one guest boot, into bench/results/bench/.
 #
 # Boots the stock Debian 12 kernel (no KASAN, lockdep or debug objects)
 # in QEMU and, with twheel reloaded with other parameters between runs:
@@ -15,8 +15,8 @@
 #                         whether twheel stays tickless after (the lone
 #                         timer), and the cost of reading the clock; then
 #                         twheel's pairs alone, Fig. 9 only, REPEATS - 1
-#                         more times (default 3 in all; bench-report.py
-#                         takes the median), and once with twheel's trace
+#                         more times (default 3 in all; the report shows
+#                         the median), and once with twheel's trace
 #                         events on (EVENTS=0 skips it); each point is the
 #                         fastest of FIG9_BATCHES (default 3) batches of at
 #                         least FIG9_MS (default 200) ms each
@@ -42,11 +42,14 @@
 #                         runs twheel_bench.c's twheel facilities, Fig. 9
 #                         and the lone timer, on it as well
 #
-# scripts/bench-report.py writes the CSV files, the plots and results.md,
-# into bench/results/ or RESULTS; then scripts/user-ops.sh counts the
-# wheels' instructions per operation in user space, into
-# bench/results/ops.md (with BASELINE, that revision's core beside them).
-# It reports; it never fails because the machine is slow.
+# Every module prints its figures as bench/bench_line.h says, and
+# scripts/bench-report.py turns them into report.md, a CSV file per table
+# and the plots, in RESULTS/bench (RESULTS defaults to bench/results, or
+# with BASELINE=REV to build/baseline-REV/results, outside the tree's
+# results); then scripts/user-ops.sh counts the wheels' instructions per
+# operation in user space, into RESULTS/user-ops (with BASELINE, that
+# revision's core beside them).  It reports; it never fails because the
+# machine is slow.
 #
 # ICOUNT=1 runs the guest under QEMU's -icount shift=0: its clock then
 # advances one ns per instruction executed, so every "ns" figure becomes a
@@ -72,7 +75,6 @@ if [ "${ICOUNT:-0}" != 0 ]; then
 	fig9_ms=50 fig9_batches=1
 fi
 fig9_args="min_ms=${FIG9_MS:-$fig9_ms} batches=${FIG9_BATCHES:-$fig9_batches}"
-results=$(realpath -m "${RESULTS:-$TWHEEL_TOP/bench/results}")
 
 "$here/install-deps.sh" gnuplot-nox
 
@@ -97,20 +99,20 @@ done
 # parts then run on it too, in the same boot, before and after side by side.
 # Its setcallout pair is measured REPEATS times, as the tree's (below).
 cascade_dirs=/lib/twheel:tree
-base_fig9=
+rev= base_fig9=
 units=()
 repeats=${REPEATS:-3}
 if [ -n "${BASELINE:-}" ]; then
 	rev=$(git -C "$TWHEEL_TOP" rev-parse --short "$BASELINE^{commit}") ||
 		die "BASELINE=$BASELINE is not a git revision here"
 	base=$TWHEEL_TOP/build/baseline-$rev
-	rm -rf "$base" && mkdir -p "$base/tree"
+	rm -rf "$base/tree" "$base/clients" && mkdir -p "$base/tree"
 	git -C "$TWHEEL_TOP" archive "$rev" | tar -x -C "$base/tree" ||
 		die "extracting $rev failed"
 	note "building the baseline twheel.ko from $rev"
 	bmods=$("$base/tree/scripts/build-module.sh" "$kdir" "$base/$ver")
 	mkdir -p "$base/clients"
-	cp "$TWHEEL_TOP"/bench/{Kbuild,Makefile,twheel_bench.c,twheel_cascade.c,twheel_dfs.h} \
+	cp "$TWHEEL_TOP"/bench/{Kbuild,Makefile,twheel_bench.c,twheel_cascade.c,twheel_dfs.h,bench_line.h} \
 		"$base/clients/"
 	make -C "$base/clients" KDIR="$kdir" TWHEEL="$base/$ver" \
 		CLIENTS_ONLY=1 W=1 >"$base/clients.log" 2>&1 ||
@@ -140,18 +142,18 @@ pairs=twheel_setcallout,twheel_setcallout_lock,twheel_setcallout_lock_bh
 for f in ${pairs//,/ }; do
 	units+=("/lib/twheel $f")
 done
+# twheel_timeout's entry is internal to twheel: its size from "config".
 run="b=/lib/twheel/twheel_bench.ko
 insmod $tw scheme=6
 cat /sys/kernel/debug/twheel/config
+sed -n 's/^bytes: .*timeout entry \([0-9]*\)$/twheel-bench: memory facility=twheel_timeout | bytes=\1/p' \
+	/sys/kernel/debug/twheel/config
 insmod \$b scheme=6 max_n=$max_n $fig9_args && rmmod twheel_bench
 rmmod twheel
 insmod $tw scheme=7
 insmod \$b scheme=7 max_n=$max_n $fig9_args facilities=twheel_timeout,$pairs
 rmmod twheel_bench
 rmmod twheel$base_fig9"
-# ICOUNT: a first line telling bench-report.py the figures are instructions.
-[ "${ICOUNT:-0}" = 0 ] || run="echo twheel_bench: icount,0
-$run"
 for ((r = 2; r <= repeats; r++)); do
 	for ((i = 0; i < ${#units[@]}; i++)); do
 		read -r dir f extra <<<"${units[(i + r) % ${#units[@]}]}"
@@ -245,9 +247,20 @@ note "bench on debian-$ver, n up to $max_n${ICOUNT:+, ICOUNT=$ICOUNT};" \
 python3 "$here/ktap.py" "$log" --label bench --health-only ||
 	die "the guest's console shows a problem; see $log"
 
-mkdir -p "$results"
-python3 "$here/bench-report.py" "$log" "$results" "debian-$ver"
+where="On debian-$ver under QEMU TCG (software emulation, 2 vCPUs: compare
+	within a table)."
+[ "${ICOUNT:-0}" = 0 ] || where="On debian-$ver under QEMU TCG with -icount
+	shift=0 (1 vCPU): the guest's clock advances 1 ns per instruction
+	executed, so its ns are instructions, interrupts included, whatever
+	the host's load."
+results=${RESULTS:-$TWHEEL_TOP/bench/results}
+[ -z "$rev" ] || results=${RESULTS:-$base/results}
+results=$(realpath -m "$results")
+rm -rf "$results/bench"
+python3 "$here/bench-report.py" --title "make bench" --note "$where n up to
+	$max_n, $repeats runs of twheel's pairs${rev:+, BASELINE=$rev}." \
+	"$results/bench" "$log"
 # The wheels alone in user space: instructions and host ns per operation,
-# before and after with BASELINE (bench/results/ops.md).
-"$here/user-ops.sh" ${BASELINE:+"$BASELINE"}
+# before and after with BASELINE.
+RESULTS=$results "$here/user-ops.sh" ${BASELINE:+"$BASELINE"}
 note "bench results in $results; make bench took $(( $(date +%s) - start )) s"

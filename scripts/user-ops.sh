@@ -25,12 +25,13 @@
 # the median of RUNS runs (default 5) on this machine.
 #
 # With a git revision REV as argument, ops.c is also built against REV's
-# core (its twheel_core.c and include/ taken out of git), and a last table
-# sets the two side by side at N = 10^6 with issue #11's targets:
-# instructions only, before and after.
+# core (its twheel_core.c and include/ taken out of git), and counted at
+# N = 10^6 beside the tree's: instructions only.
 #
-# Writes bench/results/ops.md (RESULTS=DIR: DIR/ops.md), which it also
-# prints.  CC picks the compiler.
+# Prints one line per figure as bench/bench_line.h says, and
+# scripts/bench-report.py writes them into RESULTS/user-ops (RESULTS
+# defaults to bench/results, or with REV to build/baseline-REV/results).
+# CC picks the compiler.
 
 set -euo pipefail
 
@@ -41,7 +42,6 @@ start=$(date +%s)
 runs=${RUNS:-5}
 "$here/install-deps.sh" valgrind
 out=$TWHEEL_TOP/build/user
-results=$(realpath -m "${RESULTS:-$TWHEEL_TOP/bench/results}")/ops.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
@@ -56,13 +56,12 @@ build() {
 build . "$out/ops"
 base=
 if [ -n "${1:-}" ]; then
-	base=$(git rev-parse --short "$1^{commit}") || die "no commit $1"
-	mkdir -p "$tmp/base/include"
-	for f in twheel_core.c $(git ls-tree --name-only "$base" include/); do
-		git show "$base:$f" >"$tmp/base/$f"
-	done
+	base=$("$here/core-at.sh" "$1" "$tmp/base")
 	build "$tmp/base" "$out/ops-$base"
 fi
+results=${RESULTS:-$TWHEEL_TOP/bench/results}
+[ -z "$base" ] || results=${RESULTS:-$TWHEEL_TOP/build/baseline-$base/results}
+results=$(realpath -m "$results")/user-ops
 # The core's own revision: the last commit that changed it.
 head=$(git log -1 --format=%h -- twheel_core.c include)
 git diff --quiet HEAD -- twheel_core.c include || head="$head + changes"
@@ -161,86 +160,29 @@ for s in 6 7; do
 	done
 done
 
-# cell SCHEME N OP - "instructions / ns" for one table cell.
-cell() {
-	local ir ns
-	ir=$(awk -v op="$3" '$1 == op { print $2 }' "$tmp/ir-$1-$2")
-	ns=$(awk -v op="$3" '$1 == op { print $2 }' "$tmp/ns-$1-$2")
-	if [ "$ir" = - ]; then
-		echo "-"
-	else
-		echo "$ir / $ns"
-	fi
+# line CORE SCHEME N OP IR_FILE [NS_FILE] - one figure as bench_line.h says.
+line() {
+	echo "twheel-bench: user-ops core=${1// /} scheme=$2 n=$3 op=$4 |" \
+		"instructions=$(awk -v op="$4" '$1 == op { print $2 }' "$5")" \
+		"${6:+ns=$(awk -v op="$4" '$1 == op { print $2 }' "$6")}"
 }
 
-{
-	echo "# Instructions and ns per operation"
-	echo
-	echo "By \`scripts/user-ops.sh\`: \`user/ops.c\` built with $cc_version"
-	echo "-O2 against the core at $head, with N entries pending 10^6 to"
-	echo "2x10^6 ticks ahead, at the module's default geometries.  Each cell"
-	echo "is *instructions / ns* per operation: the instructions the core"
-	echo "executed, counted by valgrind's callgrind (the same on any x86-64"
-	echo "machine for this compiler), and the median time of $runs runs on"
-	echo "this host ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'))."
-	echo "The script's header says how each figure is taken."
-	echo
-	echo "The *VAX* column holds the VAX instruction counts Varghese and Lauck"
-	echo "give (SOSP '87, section VI): insert 13, delete 7, an empty slot 4,"
-	echo "each entry whose count is decremented 6, an expiry 9.  Their slot"
-	echo "visit decrements every entry of the slot; here an entry of a later"
-	echo "rotation is looked at and left (an *early visit*)."
-	echo
-	echo "Operations: *add*, arm an idle entry; *del*, stop a pending one;"
-	echo "*del + add*, stop and re-arm a pending one; *empty tick*,"
-	echo "twheel_advance() by one tick on which nothing is due (a core with"
-	echo "the next-work hint, twheel.next, only moves its clock; one without"
-	echo "searches the busy-slot bitmap, here up to 1024 slots ahead);"
-	echo "*expiry*, *early visit* and *migration*, each entry handled so, the"
-	echo "tick's own work taken off.  Scheme 7 spreads a drain over the"
-	echo "ticks before the slot's span, a few entries a tick (8 here), so"
-	echo "there an early visit or a migration carries its share of the ticks"
-	echo "the drain takes."
-	for s in 6 7; do
-		echo
-		if [ "$s" = 6 ]; then
-			echo "## Scheme 6, 4096 slots"
-		else
-			echo "## Scheme 7, 256/256/256 slots"
-		fi
-		echo
-		echo "| operation | VAX | N = 10^2 | 10^3 | 10^4 | 10^5 | 10^6 |"
-		echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
-		for row in add:add:13 del:del:7 "pair:del + add:" \
-			   "tick:empty tick:4" expiry:expiry:9 \
-			   "early:early visit:6" migration:migration:; do
-			op=${row%%:*} rest=${row#*:}
-			name=${rest%%:*} vax=${rest#*:}
-			line="| $name | ${vax:--} |"
-			for n in $sizes; do
-				line="$line $(cell "$s" "$n" "$op") |"
-			done
-			echo "$line"
+ops="add del pair tick expiry early migration"
+for s in 6 7; do
+	for n in $sizes; do
+		for op in $ops; do
+			line "$head" "$s" "$n" "$op" "$tmp/ir-$s-$n" "$tmp/ns-$s-$n"
 		done
 	done
 	if [ -n "$base" ]; then
-		echo
-		echo "## Before and after, instructions at N = 10^6"
-		echo
-		echo "The core of $base against that of $head, by the same ops.c;"
-		echo "the targets are issue #11's."
-		echo
-		echo "| operation | scheme | $base | $head | target |"
-		echo "| --- | --- | ---: | ---: | ---: |"
-		for row in add:6:30 del:6:15 pair:6: tick:6:60 add:7:45 del:7:15 \
-			   pair:7: tick:7:60 expiry:6: expiry:7: early:6: early:7: \
-			   migration:7:; do
-			IFS=: read -r op s target <<<"$row"
-			echo "| $op | $s | $(awk -v op="$op" '$1 == op { print $2 }' \
-				"$tmp/base-$s") | $(awk -v op="$op" '$1 == op { print $2 }' \
-				"$tmp/ir-$s-1000000") | ${target:--} |"
+		for op in $ops; do
+			line "$base" "$s" 1000000 "$op" "$tmp/base-$s"
 		done
 	fi
-} >"$results"
-cat "$results"
+done >"$tmp/lines"
+rm -rf "$results"
+python3 "$here/bench-report.py" --title "make user-ops" --note "user/ops.c
+	built with $cc_version -O2 against the core at $head${base:+ and at
+	$base}; ns are the median of $runs runs on this host ($(grep -m1 \
+	'model name' /proc/cpuinfo | sed 's/.*: //'))." "$results" "$tmp/lines"
 note "wrote $results; user-ops took $(( $(date +%s) - start )) s"

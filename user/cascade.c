@@ -18,22 +18,26 @@
  *  (d) 10^5 callouts at a uniform 1..300000 ticks, then one twheel_advance()
  *      over 10^5 ticks.
  *
- * Every expiry is checked to come on its due tick.  Prints one markdown
- * table per load, or with -k one "load<TAB>metric<TAB>value" line per
- * figure, which scripts/user-bench.sh puts side by side for two cores.
- * The figures depend on fixed seeds only, never on the machine.
+ * Every expiry is checked to come on its due tick.  Prints one line per
+ * figure as bench/bench_line.h says,
+ *
+ *   twheel-bench: user-moves load=LOAD figure=FIGURE | value=V
+ *
+ * which scripts/user-bench.sh reports, for two cores side by side with a
+ * baseline.  The figures depend on fixed seeds only, never on the
+ * machine.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <linux/bug.h>
 #include <linux/container_of.h>
 #include <linux/kernel.h>
 
 #include "twheel_core.h"
+#include "../bench/bench_line.h"
 
 struct callout {
 	struct twheel_entry e;
@@ -42,7 +46,7 @@ struct callout {
 
 /* One load: the wheel, its callouts and what the expiry function does. */
 struct load {
-	const char *title;
+	const char *name;	/* the load, as in the lines: "a-scheme7" */
 	struct twheel w;
 	struct callout *c;
 	unsigned int n;
@@ -53,8 +57,6 @@ struct load {
 	u32 *moves;		/* per measured tick */
 	size_t ticks, room;
 };
-
-static bool kv;
 
 /* splitmix64. */
 static u64 rng_next(struct load *l)
@@ -101,13 +103,13 @@ static u64 moves(const struct twheel *w)
 	return w->stats.migrated + w->stats.early_visits;
 }
 
-static void start(struct load *l, const char *title,
+static void start(struct load *l, const char *name,
 		  const struct twheel_geometry *geo, unsigned int n, u64 seed)
 {
 	unsigned int i;
 
 	memset(l, 0, sizeof(*l));
-	l->title = title;
+	l->name = name;
 	l->n = n;
 	l->rng = seed;
 	l->c = calloc(n, sizeof(*l->c));
@@ -153,23 +155,17 @@ static void steps(struct load *l, unsigned int ticks, bool keep)
 		step(l, keep);
 }
 
-static void header(struct load *l)
-{
-	if (!kv)
-		printf("\n### %s\n\n| figure | value |\n| --- | ---: |\n",
-		       l->title);
-}
-
 static void __printf(3, 4)
-figure(struct load *l, const char *name, const char *fmt, ...)
+show(struct load *l, const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf(kv ? "%s\t%s\t" : "| %.0s%s | ", l->title, name);
+	printf(BENCH_PREFIX "user-moves load=%s figure=%s | value=", l->name,
+	       name);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
-	printf(kv ? "\n" : " |\n");
+	printf("\n");
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -183,9 +179,9 @@ static int cmp_u32(const void *a, const void *b)
 static void core_max(struct load *l)
 {
 #ifdef TWHEEL_DRAIN_MIN
-	figure(l, "stats.moved_max", "%llu", l->w.stats.moved_max);
+	show(l, "core_moved_max", "%llu", l->w.stats.moved_max);
 #else
-	figure(l, "stats.moved_max", "%s", "-");
+	show(l, "core_moved_max", "%s", "-");
 #endif
 }
 
@@ -214,33 +210,32 @@ static void per_tick(struct load *l)
 		busy += v[i] != 0;
 	}
 	mean = (double)sum / l->ticks;
-	figure(l, "ticks measured", "%zu", l->ticks);
-	figure(l, "moves, total", "%llu", sum);
-	figure(l, "moves per tick, mean", "%.2f", mean);
-	figure(l, "moves per tick, p50", "%u", quantile(v, l->ticks, 0.5));
-	figure(l, "moves per tick, p99", "%u", quantile(v, l->ticks, 0.99));
-	figure(l, "moves per tick, p99.9", "%u",
-	       quantile(v, l->ticks, 0.999));
-	figure(l, "moves per tick, max", "%u", v[l->ticks - 1]);
-	figure(l, "max / mean", "%.1f", mean ? v[l->ticks - 1] / mean : 0);
-	figure(l, "ticks with a move", "%zu", busy);
+	show(l, "ticks", "%zu", l->ticks);
+	show(l, "moves", "%llu", sum);
+	show(l, "moves_mean", "%.2f", mean);
+	show(l, "moves_p50", "%u", quantile(v, l->ticks, 0.5));
+	show(l, "moves_p99", "%u", quantile(v, l->ticks, 0.99));
+	show(l, "moves_p999", "%u", quantile(v, l->ticks, 0.999));
+	show(l, "moves_max", "%u", v[l->ticks - 1]);
+	show(l, "max_per_mean", "%.1f", mean ? v[l->ticks - 1] / mean : 0);
+	show(l, "busy_ticks", "%zu", busy);
 	core_max(l);
 	free(v);
 }
 
 static void on_time(struct load *l)
 {
-	figure(l, "expired", "%llu", l->expired);
-	figure(l, "expired off their tick", "%llu", l->off_time);
+	show(l, "expired", "%llu", l->expired);
+	show(l, "off_tick", "%llu", l->off_time);
 }
 
 /* (a): short re-armed callouts, in steady state. */
-static void load_rearm(const char *title, const struct twheel_geometry *geo)
+static void load_rearm(const char *name, const struct twheel_geometry *geo)
 {
 	struct load l;
 	unsigned int i;
 
-	start(&l, title, geo, 100000, 1);
+	start(&l, name, geo, 100000, 1);
 	l.rearm = true;
 	l.lo = 2;
 	l.hi = 300;
@@ -248,7 +243,6 @@ static void load_rearm(const char *title, const struct twheel_geometry *geo)
 		arm(&l, &l.c[i], uniform(&l, l.lo, l.hi));
 	steps(&l, 2000, false);
 	steps(&l, 20000, true);
-	header(&l);
 	per_tick(&l);
 	on_time(&l);
 	finish(&l);
@@ -261,8 +255,7 @@ static void load_burst(const struct twheel_geometry *geo)
 	struct load l;
 	unsigned int i, t;
 
-	start(&l, "(b) 10^6 armed in one level-1 slot, 200000 ahead, Scheme 7 256/256/256",
-	      geo, n, 2);
+	start(&l, "b", geo, n, 2);
 	for (t = 0, i = 0; t < span; t++) {
 		for (; i < (u64)n * (t + 1) / span; i++)
 			arm(&l, &l.c[i], 200000);
@@ -270,11 +263,9 @@ static void load_burst(const struct twheel_geometry *geo)
 	}
 	while (l.w.count)
 		step(&l, true);
-	header(&l);
 	per_tick(&l);
 	on_time(&l);
-	figure(&l, "all expired on time", "%s",
-	       l.expired == n && !l.off_time ? "yes" : "NO");
+	show(&l, "all_on_time", "%d", l.expired == n && !l.off_time);
 	finish(&l);
 }
 
@@ -284,15 +275,13 @@ static void load_long(const struct twheel_geometry *geo)
 	struct load l;
 	unsigned int i;
 
-	start(&l, "(c) 10^6 re-armed at 60000..3600000, 262144 ticks, Scheme 7 256/256/256",
-	      geo, 1000000, 3);
+	start(&l, "c", geo, 1000000, 3);
 	l.rearm = true;
 	l.lo = 60000;
 	l.hi = 3600000;
 	for (i = 0; i < l.n; i++)
 		arm(&l, &l.c[i], uniform(&l, l.lo, l.hi));
 	steps(&l, 262144, true);
-	header(&l);
 	per_tick(&l);
 	on_time(&l);
 	finish(&l);
@@ -305,46 +294,26 @@ static void load_stall(const struct twheel_geometry *geo)
 	unsigned int i;
 	u64 before;
 
-	start(&l, "(d) stall: 10^5 at 1..300000, one advance of 10^5, Scheme 7 256/256/256",
-	      geo, 100000, 4);
+	start(&l, "d", geo, 100000, 4);
 	for (i = 0; i < l.n; i++)
 		arm(&l, &l.c[i], uniform(&l, 1, 300000));
 	before = moves(&l.w);
 	twheel_advance(&l.w, 100000, expire, &l);
-	header(&l);
-	figure(&l, "moves, total", "%llu", moves(&l.w) - before);
+	show(&l, "moves", "%llu", moves(&l.w) - before);
 	on_time(&l);
-	figure(&l, "ticks processed", "%llu", l.w.stats.ticks);
+	show(&l, "ticks_processed", "%llu", l.w.stats.ticks);
 	core_max(&l);
 	finish(&l);
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
 	static const struct twheel_geometry s7 =
 		TWHEEL_GEOMETRY7(3, 256, 256, 256);
 	static const struct twheel_geometry s6 = TWHEEL_GEOMETRY6(4096);
-	int c;
 
-	while ((c = getopt(argc, argv, "k")) != -1) {
-		if (c != 'k') {
-			fprintf(stderr, "usage: cascade [-k]\n");
-			return 2;
-		}
-		kv = true;
-	}
-	if (!kv) {
-#ifdef TWHEEL_DRAIN_MIN
-		printf("## Moves per tick: core with TWHEEL_DRAIN_MIN %d\n",
-		       TWHEEL_DRAIN_MIN);
-#else
-		printf("## Moves per tick: core without TWHEEL_DRAIN_MIN\n");
-#endif
-	}
-	load_rearm("(a) 10^5 re-armed at 2..300 ticks, Scheme 7 256/256/256",
-		   &s7);
-	load_rearm("(a) 10^5 re-armed at 2..300 ticks, Scheme 6 4096 slots",
-		   &s6);
+	load_rearm("a-scheme7", &s7);
+	load_rearm("a-scheme6", &s6);
 	load_burst(&s7);
 	load_long(&s7);
 	load_stall(&s7);
