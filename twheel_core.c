@@ -170,10 +170,9 @@ static_assert(TWHEEL_CLOCK_LIMIT - 1 <= U64_MAX - TWHEEL_MAX_INTERVAL -
 	      TWHEEL_MAX_SPAN);
 /*
  * Every slot number, at up to twice the geometry's slots a level, lies
- * below the values of twheel_entry.slot that are not slot numbers.
+ * below %TWHEEL_SLOT_IDLE.
  */
-static_assert(2ULL * TWHEEL_MAX_LEVELS * TWHEEL_MAX_SLOTS <
-	      TWHEEL_SLOT_EXPIRED);
+static_assert(2ULL * TWHEEL_MAX_LEVELS * TWHEEL_MAX_SLOTS < TWHEEL_SLOT_IDLE);
 
 /* Tick @t in units of level @n's slots: the clock's (or expiry's) prefix. */
 static inline u64 lvl_div(const struct twheel *w, u64 t, unsigned int n)

@@ -299,7 +299,7 @@ static bool del_keeping(struct tsched *s, struct tsched_entry *e,
 {
 	if (e->w.slot == TWHEEL_SLOT_IDLE)
 		return false;
-	if (e->w.slot == TWHEEL_SLOT_EXPIRED)
+	if (e->w.slot == TSCHED_SLOT_EXPIRED)
 		list_del_init(&e->w.node);
 	else
 		unlink_pending(s, e, keep);
@@ -320,7 +320,7 @@ bool tsched_due(const struct tsched *s, const struct tsched_entry *e)
 {
 	if (wheel_scheme(s))
 		return twheel_entry_due(&s->wheel, &e->w);
-	return e->w.slot == TWHEEL_SLOT_EXPIRED;
+	return e->w.slot == TSCHED_SLOT_EXPIRED;
 }
 
 /**
@@ -445,7 +445,7 @@ int tsched_add(struct tsched *s, struct tsched_entry *e, u64 interval)
 static void make_due(struct tsched *s, struct tsched_entry *e)
 {
 	list_move_tail(&e->w.node, &s->due);
-	WRITE_ONCE(e->w.slot, TWHEEL_SLOT_EXPIRED);
+	WRITE_ONCE(e->w.slot, TSCHED_SLOT_EXPIRED);
 }
 
 /* Hand over s->due one entry at a time: @fn may stop the others. */
@@ -517,7 +517,7 @@ static void advance_sorted(struct tsched *s, u64 to, tsched_expire_fn fn,
 				rb_erase_cached(&e->rb, &s->tree);
 				RB_CLEAR_NODE(&e->rb);
 				list_add_tail(&e->w.node, &s->due);
-				WRITE_ONCE(e->w.slot, TWHEEL_SLOT_EXPIRED);
+				WRITE_ONCE(e->w.slot, TSCHED_SLOT_EXPIRED);
 			} else {
 				make_due(s, e);
 			}

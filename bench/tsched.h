@@ -32,6 +32,14 @@
 
 #include "twheel_core.h"
 
+/*
+ * A value of twheel_entry.slot, beside %TWHEEL_SLOT_IDLE, for the schemes
+ * other than 6 and 7: due on the tick being processed, not handed over.
+ */
+#define TSCHED_SLOT_EXPIRED	(U32_MAX - 1)
+static_assert(2ULL * TWHEEL_MAX_LEVELS * TWHEEL_MAX_SLOTS <
+	      TSCHED_SLOT_EXPIRED);
+
 enum tsched_scheme {
 	TSCHED_UNORDERED = 1,	/* Scheme 1: unordered list */
 	TSCHED_ORDERED = 2,	/* Scheme 2: list ordered by expiry */
@@ -63,7 +71,7 @@ struct tsched_queue;
  * struct tsched_entry - one timer, embedded in its owner's structure
  * @w: Schemes 6 and 7 keep the entry here.  The other schemes use its
  *	@w.node for their lists, @w.expires for the due tick and @w.slot for
- *	the state: %TWHEEL_SLOT_IDLE, %TWHEEL_SLOT_EXPIRED (due on the tick
+ *	the state: %TWHEEL_SLOT_IDLE, %TSCHED_SLOT_EXPIRED (due on the tick
  *	being processed, not handed over yet), or any other value while
  *	pending.  tsched_due() reads that state for every scheme.
  * @rb: Scheme 3's tree node.

@@ -9,9 +9,8 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
-/* Values of twheel_entry.slot that are not slot numbers. */
-#define TWHEEL_SLOT_IDLE	U32_MAX		/* on no list */
-#define TWHEEL_SLOT_EXPIRED	(U32_MAX - 1)	/* due, about to run */
+/* The value of twheel_entry.slot that is not a slot number: on no list. */
+#define TWHEEL_SLOT_IDLE	U32_MAX
 
 /**
  * struct twheel_entry - one timer in a wheel
@@ -22,8 +21,7 @@
  *	and the wheel compares @expires with the time when the slot comes round.
  * @slot: index of the slot the entry is in, or %TWHEEL_SLOT_IDLE.  The
  *	wheels leave it unchanged while the entry waits on a list taken out
- *	of that slot.  %TWHEEL_SLOT_EXPIRED is for other structures built on
- *	the entry (the benchmark's schemes): the wheels do not use it.
+ *	of that slot.
  * @owner: not used by the wheel; its owner's to use (it fills what would
  *	otherwise be padding).
  *
