@@ -38,27 +38,12 @@
 #include "twheel.h"
 #include "twheel_compat.h"
 #include "twheel_internal.h"
+#include "lock_kinds.h"
 #include "test_util.h"
 
 /* Armings of the race case, and the most wall time it may take. */
 #define NRACE		5000
 #define RACE_NS		(50ULL * NSEC_PER_SEC)
-
-/* The kinds of lock, and who releases it after the function. */
-struct lock_kind {
-	bool raw;
-	unsigned int flags;
-	const char *desc;
-};
-
-static const struct lock_kind lock_kinds[] = {
-	{ false, 0, "spinlock_t" },
-	{ false, CALLOUT_RETURNUNLOCKED, "spinlock_t, returns unlocked" },
-	{ true, 0, "raw_spinlock_t" },
-	{ true, CALLOUT_RETURNUNLOCKED, "raw_spinlock_t, returns unlocked" },
-};
-
-KUNIT_ARRAY_PARAM_DESC(lock_kind, lock_kinds, desc);
 
 struct lock_ctx;
 

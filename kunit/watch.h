@@ -5,8 +5,8 @@
  * A pinned hard hrtimer that fires every %WATCH_NS and keeps the longest
  * delay between when it should have fired and when it did: the longest
  * stretch its CPU spent with interrupts off (or away from the guest).
- * Test scaffolding only: it uses no twheel call, so the client suite,
- * which builds from twheel's public headers, shares it with the in-tree
+ * Test scaffolding only: it uses no twheel call, so the client suites,
+ * which build from twheel's public headers, share it with the in-tree
  * suites.
  */
 #ifndef _TWHEEL_KUNIT_WATCH_H
