@@ -156,6 +156,9 @@ static int stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* The longest write to "stats" taken: a number, a newline. */
+#define STATS_WRITE_MAX		15
+
 /* Writing 0 resets the counters; nothing else is taken. */
 static ssize_t stats_write(struct file *file, const char __user *ubuf,
 			   size_t len, loff_t *ppos)
@@ -164,7 +167,7 @@ static ssize_t stats_write(struct file *file, const char __user *ubuf,
 	int ret;
 
 	/* kstrtouint_from_user() would parse a longer write cut short. */
-	if (len >= 16)
+	if (len > STATS_WRITE_MAX)
 		return -EINVAL;
 	ret = kstrtouint_from_user(ubuf, len, 0, &v);
 	if (ret)

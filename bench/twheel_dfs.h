@@ -43,10 +43,14 @@ struct dfs_config {
 	u64 tick_ns;
 };
 
-/* Run @cmd with /bin/sh as a usermode helper; 0 if it exits with 0. */
+/*
+ * Run @cmd with /bin/sh as a usermode helper.  Return: 0 if it exits with
+ * 0, -EIO if it exits otherwise, -errno if it cannot be started.
+ */
 static inline int dfs_sh(const char *cmd)
 {
 	char *argv[4], *envp[2];
+	int ret;
 
 	argv[0] = "/bin/sh";
 	argv[1] = "-c";
@@ -54,8 +58,8 @@ static inline int dfs_sh(const char *cmd)
 	argv[3] = NULL;
 	envp[0] = "PATH=/bin:/sbin";
 	envp[1] = NULL;
-	return call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC) ?
-	       -EIO : 0;
+	ret = call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+	return ret < 0 ? ret : ret ? -EIO : 0;
 }
 
 /**
@@ -108,7 +112,8 @@ static inline int dfs_read(const char *path, char *buf, size_t size)
  * @s: what to write (a shell word: no quoting is done).
  *
  * Context: process context; sleeps.
- * Return: 0 if the write succeeded, -EIO if it was refused.
+ * Return: 0 if the write succeeded, -EIO if it was refused, -errno if no
+ * shell could be started.
  */
 static inline int dfs_write(const char *path, const char *s)
 {

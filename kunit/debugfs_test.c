@@ -23,11 +23,11 @@
 
 #include "twheel.h"
 #include "twheel_compat.h"
+#include "wait.h"
 #include "../bench/twheel_dfs.h"
 
 #define DIR		"/sys/kernel/debug/twheel/"
 #define FILE_MAX	(256 * 1024)
-#define LOST_NS		(20 * NSEC_PER_SEC)
 
 static char *read_file(struct kunit *test, const char *name)
 {
@@ -62,25 +62,10 @@ static void read_totals(struct kunit *test, struct totals *t)
 	KUNIT_ASSERT_EQ_MSG(test, n, 14, "total row: %.200s", row);
 }
 
-static bool poll_until_ns(bool (*cond)(void *), void *arg)
-{
-	ktime_t end = ktime_add_ns(ktime_get(), LOST_NS);
-
-	while (!cond(arg))
-		if (!ktime_before(ktime_get(), end))
-			return false;
-	return true;
-}
-
 struct batch {
 	struct callout c[50];
 	atomic_t fired;
 };
-
-static void batch_fn(void *arg)
-{
-	atomic_inc(arg);
-}
 
 static bool batch_done(void *arg)
 {
@@ -106,18 +91,18 @@ static void stats_counts_known_workload(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dfs_write(DIR "stats", "0"), 0);
 	for (i = 0; i < ARRAY_SIZE(b->c); i++) {
 		callout_init(&b->c[i]);
-		KUNIT_ASSERT_EQ(test, setcallout(&b->c[i], batch_fn, &b->fired,
+		KUNIT_ASSERT_EQ(test, setcallout(&b->c[i], count_fn, &b->fired,
 						 i % 5), 0);
 	}
-	KUNIT_ASSERT_TRUE(test, poll_until_ns(batch_done, b));
+	KUNIT_ASSERT_TRUE(test, poll_until(batch_done(b)));
 	for (i = 0; i < 5; i++) {
-		KUNIT_ASSERT_EQ(test, setcallout(&b->c[i], batch_fn, &b->fired,
+		KUNIT_ASSERT_EQ(test, setcallout(&b->c[i], count_fn, &b->fired,
 						 100000), 0);
-		KUNIT_ASSERT_EQ(test, setcallout(&b->c[i], batch_fn, &b->fired,
+		KUNIT_ASSERT_EQ(test, setcallout(&b->c[i], count_fn, &b->fired,
 						 100000), 1);
 		KUNIT_ASSERT_EQ(test, unsetcallout(&b->c[i]), 1);
-		KUNIT_ASSERT_EQ(test, timeout(batch_fn, &b->c[i], 100000), 0);
-		KUNIT_ASSERT_EQ(test, untimeout(batch_fn, &b->c[i]), 1);
+		KUNIT_ASSERT_EQ(test, timeout(count_fn, &b->c[i], 100000), 0);
+		KUNIT_ASSERT_EQ(test, untimeout(count_fn, &b->c[i]), 1);
 	}
 
 	read_totals(test, &t);
@@ -148,7 +133,11 @@ static void stats_counts_known_workload(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sum, 50ULL);
 }
 
-/* Writing 0 zeroes every counter; anything else is refused. */
+/*
+ * Writing 0 zeroes every counter; anything else is refused, a 0 too long
+ * for the file (16 characters with echo's newline) too, and resets
+ * nothing.
+ */
 static void stats_write_zero_resets(struct kunit *test)
 {
 	struct callout *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
@@ -158,12 +147,17 @@ static void stats_write_zero_resets(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	KUNIT_ASSERT_NOT_NULL(test, fired);
 	callout_init(c);
-	KUNIT_ASSERT_EQ(test, setcallout(c, batch_fn, fired, 100000), 0);
+	KUNIT_ASSERT_EQ(test, setcallout(c, count_fn, fired, 100000), 0);
 	read_totals(test, &t);
 	KUNIT_EXPECT_GE(test, t.started, 1ULL);
 	KUNIT_EXPECT_EQ(test, t.pending, 1ULL);
 
+	/* Refused, and nothing reset: not 1, nor 0 written too long. */
 	KUNIT_EXPECT_EQ(test, dfs_write(DIR "stats", "1"), -EIO);
+	KUNIT_EXPECT_EQ(test, dfs_write(DIR "stats", "0000000000000000"),
+			-EIO);
+	read_totals(test, &t);
+	KUNIT_EXPECT_GE(test, t.started, 1ULL);
 	KUNIT_EXPECT_EQ(test, dfs_write(DIR "stats", "0"), 0);
 	read_totals(test, &t);
 	KUNIT_EXPECT_EQ(test, t.started, 0ULL);
@@ -293,7 +287,7 @@ static void debugfs_exit(struct kunit *test)
 
 	if (s) {
 		atomic_set(&s->stop, 1);
-		poll_until_ns(storm_done, s);
+		poll_until(storm_done(s));
 	}
 }
 
@@ -325,7 +319,7 @@ static void files_read_under_load(struct kunit *test)
 		}
 	}
 	atomic_set(&s->stop, 1);
-	KUNIT_ASSERT_TRUE(test, poll_until_ns(storm_done, s));
+	KUNIT_ASSERT_TRUE(test, poll_until(storm_done(s)));
 	test->priv = NULL;
 	kunit_info(test, "%u reads against %lu storm rounds\n", reads,
 		   s->rounds);

@@ -9,7 +9,7 @@
  * they drive it through timeout(), untimeout() and fault injection, and
  * look through readers exported with EXPORT_SYMBOL_IF_KUNIT().
  *
- * Waiters busy-poll against ktime rather than sleep (test_util.h).
+ * Waiters busy-poll against ktime rather than sleep (wait.h).
  */
 
 #include <kunit/test.h>
@@ -343,6 +343,17 @@ static unsigned int empty_free_list(atomic_t *arg, unsigned int cpu)
 }
 
 /*
+ * True once @cpu's free list is at its fill mark again: the refill a case
+ * queued there has run, and cannot allocate from the cache behind a later
+ * case (timeout_refill_failure_falls_back() counts the allocations).
+ */
+static bool free_list_settled(unsigned int cpu)
+{
+	return poll_until(twheel_timeout_free_read(cpu, NULL) >=
+			  TWHEEL_FREE_FILL);
+}
+
+/*
  * With the CPU's free list empty, timeout() falls back on a GFP_ATOMIC
  * allocation, which succeeds here, and asks for a refill; once softirqs
  * are on again, the refill work brings the list back to its fill mark.
@@ -367,8 +378,7 @@ static void timeout_empty_list_falls_back_and_refills(struct kunit *test)
 	failures = timeout_failures(cpu) - failures;
 	local_bh_enable();
 	/* The refill work runs on this CPU when this thread lets it. */
-	refilled = poll_until(twheel_timeout_free_read(cpu, NULL) >=
-			      TWHEEL_FREE_FILL);
+	refilled = free_list_settled(cpu);
 	migrate_enable();
 
 	KUNIT_EXPECT_GT(test, drained, 0U);
@@ -409,6 +419,7 @@ static void timeout_empty_list_in_hardirq_allocates(struct kunit *test)
 	struct hardirq_arm *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 	atomic_t *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
 	unsigned int cpu, drained, list;
+	ktime_t end;
 	bool fired;
 
 	KUNIT_ASSERT_NOT_NULL(test, h);
@@ -421,7 +432,11 @@ static void timeout_empty_list_in_hardirq_allocates(struct kunit *test)
 	drained = empty_free_list(a, cpu);
 	hrtimer_start(&h->timer, ns_to_ktime(NSEC_PER_MSEC),
 		      HRTIMER_MODE_REL_PINNED_HARD);
-	fired = poll_until(atomic_read_acquire(&h->done));
+	/* Softirqs are off: wait seconds, not poll_until()'s LOST_NS. */
+	end = ktime_add_ms(ktime_get(), 5 * MSEC_PER_SEC);
+	while (!(fired = atomic_read_acquire(&h->done)) &&
+	       ktime_before(ktime_get(), end))
+		cpu_relax();
 	list = twheel_timeout_free_read(cpu, NULL);
 	local_bh_enable();
 	hrtimer_cancel(&h->timer);
@@ -431,6 +446,7 @@ static void timeout_empty_list_in_hardirq_allocates(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, list, 0U, "the entry came off a list");
 	KUNIT_EXPECT_EQ(test, untimeout_all(count_fn, a), drained + 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(a), 0);
+	KUNIT_EXPECT_TRUE(test, free_list_settled(cpu));
 }
 
 /*
@@ -484,6 +500,7 @@ static void timeout_alloc_failure_returns_enomem(struct kunit *test)
 	/* After the time the failed ones asked for (0 ticks), plenty. */
 	spin_ns(20 * twheel_tick_ns());
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(dup), 0, "a callout ran");
+	KUNIT_EXPECT_TRUE(test, free_list_settled(cpu));
 }
 
 #define FAILSLAB	"/sys/kernel/debug/failslab/"
