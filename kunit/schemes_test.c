@@ -39,6 +39,7 @@
  * Kbuild warns of an object linked into two modules.
  */
 #include "model.c"
+#include "model_scenarios.c"
 
 /* The code under test: not exported, it is built into this module too. */
 #include "../bench/tsched.c"

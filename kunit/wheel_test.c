@@ -38,6 +38,7 @@
  * Kbuild warns of an object linked into two modules.
  */
 #include "model.c"
+#include "model_scenarios.c"
 
 /* A timer of the tests, with the model's view of it. */
 struct wt_entry {

@@ -56,7 +56,8 @@ build() {
 		-Wno-unused-parameter -Wno-sign-compare \
 		-Wno-missing-field-initializers -Werror \
 		-Iuser/shim -Iinclude -Ikunit -o "$1" user/fuzz.c kunit/model.c \
-		"$2" user/shim/shim.c || die "building $1 failed"
+		kunit/model_scenarios.c "$2" user/shim/shim.c ||
+		die "building $1 failed"
 }
 
 # plant BUG - write $out/BUG/twheel_core.c, the core with BUG in it.
