@@ -35,7 +35,14 @@
  *               the ticks before its span begins
  *  migrate      what a drain does to one entry: the paper's "migration",
  *               counted in &twheel_stats.migrated.  A callout that goes to
- *               another CPU "moves" (twheel_hw.c); it never migrates
+ *               another CPU's base changes base (%CALLOUT_MOVING in
+ *               twheel_hw.c); it never migrates
+ *  moved        of a tick: the entries it migrated or visited early, its
+ *               work besides the expiries (&twheel_stats.moved_max)
+ *  cascade      the migration of a whole slot on one tick, as the paper
+ *               and Linux's old wheel do it: what the drains replace.
+ *               Suite twheel_cascade and bench/twheel_cascade.c show that
+ *               no tick does it
  *  busy bit     one bit per slot, set while the slot holds entries: the
  *               hardware assist of the paper's Appendix A
  *  open         said of a tick whose processing twheel_advance_batch()

@@ -69,7 +69,7 @@ struct twheel_geometry {
  * struct twheel_stats - what a wheel counts as it works
  * @ticks: ticks processed, one for each tick whose slots were looked at.
  * @skipped: ticks passed over because the busy-slot bitmap showed no work.
- * @migrated: entries moved to a finer level (Scheme 7's cascades).
+ * @migrated: entries moved to a finer level by the drains (Scheme 7).
  * @early_visits: entries looked at in a slot before they were due (the
  *	paper's "decrement the high-order bits" of Scheme 6, and the top level
  *	of Scheme 7 for intervals beyond its range).
