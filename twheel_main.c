@@ -21,7 +21,7 @@
  * The default geometries.  A 1 ms tick and Scheme 7 with three levels of
  * 256 slots come from scripts/defaults.sh: Scheme 6 did less work for
  * short timers, but with long ones pending it took 47 times the
- * interrupts.  The README has the table.
+ * interrupts.  docs/api.md has the table.
  */
 #define DEFAULT_SLOTS6		4096
 #define DEFAULT_LEVELS7		3
@@ -33,7 +33,7 @@ static const struct twheel_geometry default_geometry7 =
 	TWHEEL_GEOMETRY7(DEFAULT_LEVELS7, DEFAULT_SLOTS7, DEFAULT_SLOTS7,
 			 DEFAULT_SLOTS7);
 
-/* Module parameters; see the README's table. */
+/* Module parameters; see the table in docs/api.md. */
 static unsigned long tick_ns = TWHEEL_DEFAULT_TICK_NS;
 module_param(tick_ns, ulong, 0444);
 MODULE_PARM_DESC(tick_ns, "tick length in ns, "

@@ -27,7 +27,7 @@
 /*
  * The most entries twheel moves, expires or looks at with interrupts off
  * before it lets them in again (%TWHEEL_BATCH inside twheel, documented in
- * the README): the unit of the bounds on interrupts off.
+ * docs/api.md): the unit of the bounds on interrupts off.
  */
 #define WATCH_BATCH	256
 

@@ -11,7 +11,7 @@
 # failed or the console holds any report, a KCSAN data race among them.
 # It is not part of make check, which it would make too long: it builds a
 # third kernel, and its guests run slower than under KASAN, as every
-# access the module makes is watched (README.md has the times measured).
+# access the module makes is watched (docs/testing.md has the times measured).
 
 set -euo pipefail
 

@@ -3,7 +3,7 @@
  * client.h - what the twheel_client_* suites share.
  *
  * These suites are twheel's documented contract, checked by a client:
- * written from README.md ("API") and include/twheel.h alone, as any module
+ * written from docs/api.md and include/twheel.h alone, as any module
  * that uses twheel would be, they link against twheel's Module.symvers and
  * call nothing but the exported API.  Of twheel's headers they include
  * <twheel.h>, and <twheel_compat.h> for its KUnit shims only

@@ -110,8 +110,8 @@ static void setcallout_burst_on_one_tick_bounds_irqs_off(struct kunit *test)
 	ahead = max(BURST_AHEAD_NS, 2 * guess + LEAD_NS);
 
 	/*
-	 * Arm each for the tick @due, which begins at @due * tick ns (README,
-	 * "Timing"): n whole ticks from a call made in tick cur end at the
+	 * Arm each for the tick @due, which begins at @due * tick ns
+	 * (docs/api.md, "Timing"): n whole ticks from a call made in tick cur end at the
 	 * start of tick cur + n + 1 at the earliest.
 	 */
 	due = div64_u64(ktime_get_ns() + ahead, tick);

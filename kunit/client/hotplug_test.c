@@ -3,7 +3,7 @@
  * hotplug_test.c - suite twheel_hotplug: what a client sees of its handles
  * while the CPU they are on goes down and up.
  *
- * Written, as the suites twheel_client_* are, from README.md and
+ * Written, as the suites twheel_client_* are, from docs/api.md and
  * <twheel.h> alone.  Its case needs three online CPUs: the case thread
  * takes CPU b down and up from CPU a, while a thread on CPU c works on the
  * handles that CPU b had, so that twheel's hand-over of b's callouts
