@@ -12,7 +12,8 @@
 # make demo           the main job: twheel and a workload in QEMU, with stats
 # make trace          twheel's trace events through trace-cmd and perf, in
 #                     QEMU (not part of make check)
-# make bench          the paper's Fig. 9 and memory, into bench/results/bench/
+# make bench          in QEMU: the paper's Fig. 9, every scheme of the papers,
+#                     live callouts, wheel boundaries; into bench/results/bench/
 # make user-check     the wheels in user space against the KUnit suites'
 #                     reference model, under ASan and UBSan: seeded runs,
 #                     libFuzzer (FUZZ_TIME=s, default 60), planted bugs

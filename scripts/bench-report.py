@@ -14,7 +14,8 @@ wherever they are on a line, and writes into the folder OUT:
                (TABLE-METRIC.png when it names more than one)
 
 Lines with the same table and keys are one measurement taken again: the
-tables and plots show the median of each metric.  What this script knows
+tables and plots show the median of each metric.  A line that carries the
+prefix but not the format fails the run, once the report is written.  What this script knows
 of a table is what bench/tables.ini says, all of it optional:
 
   title    the section's heading (default: the table's name)
@@ -218,10 +219,13 @@ def main(argv):
     ini.read(os.path.join(TOP, 'bench', 'tables.ini'))
     tables = collections.OrderedDict(
         (s, Table(s, ini[s])) for s in ini.sections())
+    bad = []
     for path in files:
         for line in open(path, errors='replace'):
             m = LINE.search(line)
             if not m:
+                if 'twheel-bench: ' in line:
+                    bad.append(line.strip())
                 continue
             keys = dict(f.split('=', 1) for f in m.group(2).split())
             metrics = dict(f.split('=', 1) for f in m.group(3).split())
@@ -245,6 +249,9 @@ def main(argv):
     with open(os.path.join(out, 'report.md'), 'w') as f:
         f.write('\n'.join(parts))
     print('\n'.join(parts))
+    if bad:
+        sys.exit('bench-report.py: lines not in the format of '
+                 'bench/bench_line.h:\n  ' + '\n  '.join(bad))
 
 
 if __name__ == '__main__':

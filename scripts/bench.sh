@@ -45,8 +45,8 @@
 # Every module prints its figures as bench/bench_line.h says, and
 # scripts/bench-report.py turns them into report.md, a CSV file per table
 # and the plots, in RESULTS/bench (RESULTS defaults to bench/results, or
-# with BASELINE=REV to build/baseline-REV/results, outside the tree's
-# results); then scripts/user-ops.sh counts the wheels' instructions per
+# with BASELINE=REV to ~/.cache/twheel/results/baseline-REV, outside the
+# repository); then scripts/user-ops.sh counts the wheels' instructions per
 # operation in user space, into RESULTS/user-ops (with BASELINE, that
 # revision's core beside them).  It reports; it never fails because the
 # machine is slow.
@@ -253,12 +253,16 @@ where="On debian-$ver under QEMU TCG (software emulation, 2 vCPUs: compare
 	shift=0 (1 vCPU): the guest's clock advances 1 ns per instruction
 	executed, so its ns are instructions, interrupts included, whatever
 	the host's load."
+# The tree measured: its commit, and whether it had changes besides.
+tree=$(git -C "$TWHEEL_TOP" describe --always --dirty=+changes 2>/dev/null ||
+	echo "not a git checkout")
 results=${RESULTS:-$TWHEEL_TOP/bench/results}
-[ -z "$rev" ] || results=${RESULTS:-$base/results}
+[ -z "$rev" ] || results=${RESULTS:-$TWHEEL_CACHE/results/baseline-$rev}
 results=$(realpath -m "$results")
 rm -rf "$results/bench"
-python3 "$here/bench-report.py" --title "make bench" --note "$where n up to
-	$max_n, $repeats runs of twheel's pairs${rev:+, BASELINE=$rev}." \
+python3 "$here/bench-report.py" --title "make bench" --note "$where Tree
+	$tree; n up to $max_n, $repeats runs of twheel's pairs${rev:+,
+	BASELINE=$rev}." \
 	"$results/bench" "$log"
 # The wheels alone in user space: instructions and host ns per operation,
 # before and after with BASELINE.

@@ -14,8 +14,8 @@
 # work, not time: they do not depend on the machine.
 #
 # scripts/bench-report.py writes the report into RESULTS/user-bench
-# (RESULTS defaults to bench/results, or with BASELINE_REV to
-# build/baseline-REV/results).  CC picks the compiler.
+# (RESULTS defaults to bench/results, or with BASELINE=REV to
+# ~/.cache/twheel/results/baseline-REV).  CC picks the compiler.
 
 set -euo pipefail
 
@@ -37,7 +37,7 @@ results=${RESULTS:-$TWHEEL_TOP/bench/results}
 if [ -n "${1:-}" ]; then
 	base=$("$here/core-at.sh" "$1" "$tmp/base")
 	cores="$tmp/base $base $cores"
-	results=${RESULTS:-$TWHEEL_TOP/build/baseline-$base/results}
+	results=${RESULTS:-$TWHEEL_CACHE/results/baseline-$base}
 fi
 results=$(realpath -m "$results")/user-bench
 

@@ -30,7 +30,8 @@
 #
 # Prints one line per figure as bench/bench_line.h says, and
 # scripts/bench-report.py writes them into RESULTS/user-ops (RESULTS
-# defaults to bench/results, or with REV to build/baseline-REV/results).
+# defaults to bench/results, or with REV to
+# ~/.cache/twheel/results/baseline-REV).
 # CC picks the compiler.
 
 set -euo pipefail
@@ -60,7 +61,7 @@ if [ -n "${1:-}" ]; then
 	build "$tmp/base" "$out/ops-$base"
 fi
 results=${RESULTS:-$TWHEEL_TOP/bench/results}
-[ -z "$base" ] || results=${RESULTS:-$TWHEEL_TOP/build/baseline-$base/results}
+[ -z "$base" ] || results=${RESULTS:-$TWHEEL_CACHE/results/baseline-$base}
 results=$(realpath -m "$results")/user-ops
 # The core's own revision: the last commit that changed it.
 head=$(git log -1 --format=%h -- twheel_core.c include)
