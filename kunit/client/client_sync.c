@@ -17,23 +17,37 @@
 #include "client.h"
 
 /*
+ * Arm the context's held callout on CPU b, to hold for @hold_ns and re-arm
+ * itself for @rearm_ticks (0: not), and wait until its function runs there.
+ */
+static struct hold *hold_running_elsewhere(struct kunit *test, u64 hold_ns,
+					   unsigned long rearm_ticks)
+{
+	struct client *ctx = test->priv;
+	struct hold *h = &ctx->hold;
+	struct remote_arm r = { .c = &h->c, .fn = hold_fn, .arg = h };
+
+	need_two_cpus(test);
+	hold_reset(h, hold_ns, rearm_ticks);
+	KUNIT_ASSERT_EQ(test, arm_on(ctx->cpu_b, &r), 0);
+	KUNIT_ASSERT_EQ(test, r.ret, 0);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&h->entered, 1, LOST_NS),
+			      "did not run on CPU %d", ctx->cpu_b);
+	return h;
+}
+
+/*
  * setcallout() while func runs on another CPU: the handle stays on that
  * CPU, and its next run starts only after the running one returned.
  */
 static void setcallout_rearm_running_stays_on_cpu(struct kunit *test)
 {
 	struct client *ctx = test->priv;
-	struct hold *h = &ctx->hold;
-	struct remote_arm r = { .c = &h->c, .fn = hold_fn, .arg = h };
+	struct hold *h;
 	bool pending_running, pending_rearmed;
 	int ret;
 
-	need_two_cpus(test);
-	hold_reset(h, SAFETY_NS, 0);
-	KUNIT_ASSERT_EQ(test, arm_on(ctx->cpu_b, &r), 0);
-	KUNIT_ASSERT_EQ(test, r.ret, 0);
-	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&h->entered, 1, LOST_NS),
-			      "did not run on CPU %d", ctx->cpu_b);
+	h = hold_running_elsewhere(test, SAFETY_NS, 0);
 
 	/* running on cpu_b -> running and pending */
 	pending_running = callout_pending(&h->c);
@@ -65,18 +79,11 @@ static void setcallout_rearm_running_stays_on_cpu(struct kunit *test)
  */
 static void unsetcallout_running_does_not_wait(struct kunit *test)
 {
-	struct client *ctx = test->priv;
-	struct hold *h = &ctx->hold;
-	struct remote_arm r = { .c = &h->c, .fn = hold_fn, .arg = h };
+	struct hold *h;
 	int ret, returned;
 	bool pending;
 
-	need_two_cpus(test);
-	hold_reset(h, SAFETY_NS, 0);
-	KUNIT_ASSERT_EQ(test, arm_on(ctx->cpu_b, &r), 0);
-	KUNIT_ASSERT_EQ(test, r.ret, 0);
-	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&h->entered, 1, LOST_NS),
-			      "did not run on CPU %d", ctx->cpu_b);
+	h = hold_running_elsewhere(test, SAFETY_NS, 0);
 
 	pending = callout_pending(&h->c);
 	ret = unsetcallout(&h->c);
@@ -174,17 +181,10 @@ static void unsetcallout_sync_waits_for_running(struct kunit *test)
  */
 static void unsetcallout_sync_running_rearmed_returns_pending(struct kunit *test)
 {
-	struct client *ctx = test->priv;
-	struct hold *h = &ctx->hold;
-	struct remote_arm r = { .c = &h->c, .fn = hold_fn, .arg = h };
+	struct hold *h;
 	int ret, returned;
 
-	need_two_cpus(test);
-	hold_reset(h, HOLD_NS, far_ticks());
-	KUNIT_ASSERT_EQ(test, arm_on(ctx->cpu_b, &r), 0);
-	KUNIT_ASSERT_EQ(test, r.ret, 0);
-	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&h->entered, 1, LOST_NS),
-			      "did not run on CPU %d", ctx->cpu_b);
+	h = hold_running_elsewhere(test, HOLD_NS, far_ticks());
 
 	KUNIT_EXPECT_TRUE_MSG(test, callout_pending(&h->c),
 			      "not pending after re-arming in its own function");
