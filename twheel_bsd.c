@@ -196,6 +196,8 @@ static struct twheel_htab __rcu *twheel_htab;
 static struct twheel_stripe twheel_stripes[TWHEEL_HASH_LOCKS];
 static struct twheel_free __percpu *twheel_free;
 static struct lock_class_key twheel_timeout_key;
+/* Set once by twheel_timeout_init(): every timeout()'s precision, in ns. */
+static u64 timeout_precision;
 
 /*
  * Holding it means that the table is not growing: twheel_htab stays
@@ -578,7 +580,10 @@ static void twheel_htab_grow(struct work_struct *work)
  * twheel supplies the callout, from the calling CPU's free list or the
  * allocator, and takes it back after @func has run or untimeout() has
  * cancelled it.  Several pending callouts may share @func and @arg; they
- * cost the lookups of other keys nothing.
+ * cost the lookups of other keys nothing.  Exact, as setcallout(), unless
+ * twheel was loaded with timeout_precision_ns: then @func may run that
+ * many ns after the start of its due tick, on an interrupt it shares
+ * (setcallout_on()).
  *
  * Paper: START TIMER through the BSD interface, as in Costello's
  * implementation.
@@ -620,7 +625,8 @@ int timeout(callout_func_t func, void *arg, unsigned long ticks)
 	head = chain(tab, h);
 	link = key_find(head, func, arg);
 	key_add(head, link, t);
-	WARN_ON_ONCE(twheel_arm_timeout(&t->c, func, arg, ticks) < 0);
+	WARN_ON_ONCE(twheel_arm_timeout(&t->c, func, arg, ticks,
+					timeout_precision) < 0);
 	/*
 	 * A new key past its stripe's share, and again each time that
 	 * doubles (a power of 2); duplicates do not count.
@@ -966,7 +972,7 @@ static int free_lists_create(void)
 	return 0;
 }
 
-int twheel_timeout_init(void)
+int twheel_timeout_init(u64 precision)
 {
 	struct twheel_htab *t;
 	unsigned int i;
@@ -986,6 +992,7 @@ int twheel_timeout_init(void)
 		return -ENOMEM;
 	}
 	RCU_INIT_POINTER(twheel_htab, t);
+	timeout_precision = precision;
 	return 0;
 }
 

@@ -326,6 +326,35 @@ unsigned int twheel_level(const struct twheel *w, u64 now, u64 expires)
 EXPORT_SYMBOL_IF_KUNIT(twheel_level);
 
 /**
+ * twheel_coalesce() - the tick to arm an entry for, within its window
+ * @first: the earliest tick the entry may run on.
+ * @last: the latest; not after @first means exactly @first.
+ * @busy: a tick on which the owner already has an interrupt coming
+ *	(%U64_MAX for none).
+ *
+ * A window of more than one tick is a chance to share an interrupt with
+ * other work.  @busy is taken if it lies in the window.  Otherwise the
+ * tick with the most trailing zero bits: entries whose windows overlap
+ * tend to pick the same such tick without knowing of one another, as
+ * round_jiffies() and the coarse levels of timer.c's wheel make them do.
+ * It is @last with the bits cleared below the highest bit in which
+ * @first - 1 and @last differ: that bit is set in @last and clear in
+ * @first - 1, so the result lies above @first - 1 and not above @last,
+ * and no multiple of a higher power of two lies between them.
+ *
+ * Return: a tick from @first to max(@first, @last).
+ */
+u64 twheel_coalesce(u64 first, u64 last, u64 busy)
+{
+	if (last <= first)
+		return first;
+	if (busy >= first && busy <= last)
+		return busy;
+	return last & ~(BIT_ULL(__fls((first - 1) ^ last)) - 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_coalesce);
+
+/**
  * twheel_slot_index() - where an entry due on @expires sits in a level
  * @w: the wheel.
  * @level: the level.

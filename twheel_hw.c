@@ -102,6 +102,7 @@
 #include <linux/printk.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/task_stack.h>
+#include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
@@ -134,7 +135,7 @@ static twheel_release_fn twheel_release;
  * @in_tick: @timer's callback is running; it will program @timer itself
  *	before it returns.  Locked by @lock.
  * @online: the CPU is online and its hrtimer may be programmed.  Locked
- *	by @lock.
+ *	by @lock; arm_target() reads it without, to pick a base.
  * @programmed: the tick @timer is set for, %U64_MAX if it is not set.
  *	Locked by @lock.
  * @running: the callout whose function is running, or %NULL.  Locked by
@@ -148,6 +149,9 @@ static twheel_release_fn twheel_release;
  *	and no function starts (twheel_engine_freeze()).  Locked by @lock.
  * @wheel: the CPU's wheel.  Locked by @lock.
  * @timer: the tick: pinned to the CPU, expiring in softirq context.
+ * @kick: programs @timer on the CPU, for another CPU that armed a callout
+ *	here sooner than @timer is set for.
+ * @kicked: @kick is on its way.  Locked by @lock.
  * @tick_start: CLOCK_MONOTONIC ns when @timer's callback began, and
  * @tick_to: the tick it advances the wheel to; for the lateness figures.
  *	Locked by @lock.
@@ -173,6 +177,8 @@ struct twheel_base {
 	struct callout *running;
 	struct twheel wheel;
 	struct hrtimer timer;
+	call_single_data_t kick;
+	bool kicked;
 	u64 tick_start;
 	u64 tick_to;
 	u64 fn_ns;
@@ -190,7 +196,8 @@ static int twheel_dead_state;
  * callout.entry.owner: the CPU whose base holds the callout, whether it is
  * moving between bases, whether timeout() allocated it, whether debug
  * objects track it, whether its function runs under callout.lock (a raw
- * one or not; released by twheel or by the function), and a magic number
+ * one or not; released by twheel or by the function), whether it keeps
+ * its CPU (%CALLOUT_PINNED), whether it was shut down, and a magic number
  * that tells an initialised handle from a stray one.
  */
 #define CALLOUT_CPU_BITS	16
@@ -201,23 +208,31 @@ static int twheel_dead_state;
 #define CALLOUT_LOCKED		BIT(CALLOUT_CPU_BITS + 3)
 #define CALLOUT_RAW		BIT(CALLOUT_CPU_BITS + 4)
 #define CALLOUT_UNLOCKS		BIT(CALLOUT_CPU_BITS + 5)
+#define CALLOUT_STAYS		BIT(CALLOUT_CPU_BITS + 6)
+#define CALLOUT_SHUT		BIT(CALLOUT_CPU_BITS + 7)
 #define CALLOUT_MAGIC		GENMASK(31, 24)
 #define CALLOUT_MAGIC_VALUE	0xc7
 
 /* The owner's fields do not overlap the magic number. */
 static_assert(!((CALLOUT_CPU | CALLOUT_MOVING | CALLOUT_TIMEOUT |
 		 CALLOUT_TRACKED | CALLOUT_LOCKED | CALLOUT_RAW |
-		 CALLOUT_UNLOCKS) & CALLOUT_MAGIC));
+		 CALLOUT_UNLOCKS | CALLOUT_STAYS | CALLOUT_SHUT) &
+		CALLOUT_MAGIC));
 /* Every CPU the kernel can have fits the owner's CPU field. */
 static_assert(BIT(CALLOUT_CPU_BITS) >= CONFIG_NR_CPUS);
 /* The tick clock stays below the wheels' limit at any allowed tick. */
 static_assert(U64_MAX / TWHEEL_MIN_TICK_NS < TWHEEL_CLOCK_LIMIT);
 /*
  * setcallout() arms for now + ticks + 1 on a wheel whose clock may lag
- * the tick clock by up to all of it: the wheel never refuses that.
+ * the tick clock by up to all of it: the wheel never refuses that, nor
+ * the tick of any deadline a ktime_t holds.
  */
 static_assert(CALLOUT_MAX_TICKS + 1 <=
 	      TWHEEL_MAX_INTERVAL - U64_MAX / TWHEEL_MIN_TICK_NS);
+static_assert(KTIME_MAX / TWHEEL_MIN_TICK_NS + 1 <= CALLOUT_MAX_TICKS);
+/* A callout is no bigger than a timer_list and its expiry in ns. */
+static_assert(sizeof(struct callout) <= 56 ||
+	      IS_ENABLED(CONFIG_LOCKDEP));
 
 static bool callout_valid(const struct callout *c)
 {
@@ -340,20 +355,41 @@ static struct twheel_base *lock_callout_base(struct callout *c,
 }
 
 /*
- * Program the local base's hrtimer for tick @next, if that is sooner than
- * it is set for.  Not while its callback runs (the callback programs it on
- * its way out) nor while the CPU is going down.
+ * Program @base's hrtimer for tick @next, if that is sooner than it is set
+ * for.  Not while its callback runs (the callback programs it on its way
+ * out) nor while the CPU is going down.  A pinned hrtimer is started from
+ * its own CPU: another CPU's is kicked to do it (twheel_kick()).
  */
 static void arm_tick(struct twheel_base *base, u64 next)
 {
 	lockdep_assert_held(&base->lock);
 	if (base->in_tick || !base->online || next >= base->programmed)
 		return;
-	if (WARN_ON_ONCE(base != this_cpu_ptr(twheel_bases)))
+	if (unlikely(base != this_cpu_ptr(twheel_bases))) {
+		if (!base->kicked &&
+		    !smp_call_function_single_async(base->cpu, &base->kick))
+			WRITE_ONCE(base->kicked, true);
 		return;
+	}
 	base->programmed = next;
 	hrtimer_start(&base->timer, tick_to_ktime(next),
 		      HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+/*
+ * On @info's CPU, in hardirq context: program the hrtimer for what another
+ * CPU armed there.  A CPU going down runs the calls queued for it before
+ * it dies; its base is offline by then, and the dead callback moves the
+ * callouts on.
+ */
+static void twheel_kick(void *info)
+{
+	struct twheel_base *base = info;
+
+	raw_spin_lock(&base->lock);
+	WRITE_ONCE(base->kicked, false);
+	arm_tick(base, twheel_next_hint(&base->wheel));
+	raw_spin_unlock(&base->lock);
 }
 
 /*
@@ -438,14 +474,14 @@ static bool callout_lock_run(struct twheel_base *base, struct callout *c,
 }
 
 /*
- * Run one callout's function, due on tick @due; with its lock held if it
+ * Run one callout's function, due at @when ns; with its lock held if it
  * has one (@lock, @owner say which and how).  The function may free the
  * callout, so lockdep's map is copied first, as call_timer_fn() does; the
  * callout's lock is taken inside the map, so that lockdep sees
  * unsetcallout_sync() with that lock held wait for it.
  */
 static void twheel_call(struct twheel_base *base, struct callout *c,
-			callout_func_t func, void *arg, u64 due, u32 owner,
+			callout_func_t func, void *arg, u64 when, u32 owner,
 			void *lock)
 {
 	int count = preempt_count();
@@ -462,7 +498,7 @@ static void twheel_call(struct twheel_base *base, struct callout *c,
 		u64 ns = ktime_get_ns();
 
 		trace_callout_expire_entry(c, func, ns_to_tick(ns),
-					   ns - min(ns, due * tick_ns));
+					   ns - min(ns, when));
 	}
 	func(arg);
 	trace_callout_expire_exit(c);
@@ -493,7 +529,7 @@ static void twheel_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 	void *arg = c->arg;
 	u32 owner = c->entry.owner;
 	void *lock = NULL;
-	u64 due = e->expires;
+	u64 when = c->when;
 	u64 t0;
 
 	lockdep_assert_held(&base->lock);
@@ -511,7 +547,7 @@ static void twheel_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 	callout_debug_deactivate(c);
 	raw_spin_unlock_irq(&base->lock);
 	t0 = local_clock();
-	twheel_call(base, c, func, arg, due, owner, lock);
+	twheel_call(base, c, func, arg, when, owner, lock);
 	if (owner & CALLOUT_TIMEOUT)
 		twheel_release(c);
 	t0 = local_clock() - t0;
@@ -667,6 +703,7 @@ static void callout_setup(struct callout *c, u32 flags, const char *name,
 	c->entry.owner = owner;
 	c->func = NULL;
 	c->arg = NULL;
+	c->when = 0;
 	lockdep_init_map(&c->lockdep_map, name, key, 0);
 	trace_callout_init(c);
 }
@@ -690,24 +727,27 @@ static bool callout_setup_idle(struct callout *c, u32 flags,
 }
 
 /**
- * __callout_init() - callout_init() for one lockdep class
+ * __callout_init() - callout_init_flags() for one lockdep class
  * @c: the handle.
+ * @flags: 0 or %CALLOUT_PINNED.
  * @name: the class's name for lockdep.
  * @key: the class, one per call site of callout_init().
  *
- * Use callout_init(), which supplies @name and @key.  A handle that is
- * pending is left as it is, and the first such call is reported.
+ * Use callout_init() or callout_init_flags(), which supply @name and
+ * @key.  A handle that is pending is left as it is, and the first such
+ * call is reported.
  *
  * Context: any but NMI.
- * Return: %0; -%EINVAL for a %NULL @c, -%EBUSY for a pending @c; nothing
- * changes on error.
+ * Return: %0; -%EINVAL for a %NULL @c or an unknown flag, -%EBUSY for a
+ * pending @c; nothing changes on error.
  */
-int __callout_init(struct callout *c, const char *name,
+int __callout_init(struct callout *c, unsigned int flags, const char *name,
 		   struct lock_class_key *key)
 {
-	if (!c)
+	if (!c || (flags & ~CALLOUT_PINNED))
 		return -EINVAL;
-	return callout_setup_idle(c, 0, name, key, _RET_IP_) ? 0 : -EBUSY;
+	return callout_setup_idle(c, flags & CALLOUT_PINNED ? CALLOUT_STAYS : 0,
+				  name, key, _RET_IP_) ? 0 : -EBUSY;
 }
 EXPORT_SYMBOL_GPL(__callout_init);
 
@@ -716,7 +756,7 @@ EXPORT_SYMBOL_GPL(__callout_init);
  * @lc: the handle.
  * @lock: a &spinlock_t, or a &raw_spinlock_t if @raw.
  * @raw: @lock is a &raw_spinlock_t.
- * @flags: %CALLOUT_RETURNUNLOCKED or 0.
+ * @flags: %CALLOUT_RETURNUNLOCKED, %CALLOUT_PINNED, both or 0.
  * @name: the class's name for lockdep.
  * @key: the class, one per call site.
  *
@@ -733,10 +773,13 @@ int __callout_init_lock(struct callout_locked *lc, void *lock, bool raw,
 {
 	u32 owner = CALLOUT_LOCKED;
 
-	if (!lc || !lock || (flags & ~CALLOUT_RETURNUNLOCKED))
+	if (!lc || !lock ||
+	    (flags & ~(CALLOUT_RETURNUNLOCKED | CALLOUT_PINNED)))
 		return -EINVAL;
 	if (flags & CALLOUT_RETURNUNLOCKED)
 		owner |= CALLOUT_UNLOCKS;
+	if (flags & CALLOUT_PINNED)
+		owner |= CALLOUT_STAYS;
 	if (raw)
 		owner |= CALLOUT_RAW;
 	if (!callout_setup_idle(&lc->c, owner, name, key, _RET_IP_))
@@ -747,31 +790,80 @@ int __callout_init_lock(struct callout_locked *lc, void *lock, bool raw,
 EXPORT_SYMBOL_GPL(__callout_init_lock);
 
 /*
- * setcallout() of a valid handle, with interrupts off: timeout() arms its
- * callouts this way under the lock of their hash chain.
+ * Where an arming puts @c, whose base is locked: @cpu's base if one is
+ * named, a pinned callout's own once it has been armed, else the calling
+ * CPU's; %NULL if @cpu is not online.  A base whose CPU goes down still
+ * takes callouts until its dead callback has moved them all, and that
+ * callback cannot start while interrupts are off here (the CPU's death
+ * waits for stop_machine()), so a base seen online is never one that
+ * nothing will drain.
  */
-static int arm_callout(struct callout *c, callout_func_t func, void *arg,
-		       unsigned long ticks)
+static struct twheel_base *arm_target(struct callout *c, int cpu)
 {
-	struct twheel_base *base, *local;
+	struct twheel_base *base;
+	u32 owner = c->entry.owner;
+
+	if (cpu != CALLOUT_CPU_ANY) {
+		base = per_cpu_ptr(twheel_bases, cpu);
+		return READ_ONCE(base->online) ? base : NULL;
+	}
+	if ((owner & CALLOUT_STAYS) && c->func) {
+		base = per_cpu_ptr(twheel_bases, FIELD_GET(CALLOUT_CPU, owner));
+		if (READ_ONCE(base->online))
+			return base;
+	}
+	return this_cpu_ptr(twheel_bases);
+}
+
+/*
+ * Arm @c, a valid handle, with interrupts off: for a tick from @first to
+ * @last, chosen by twheel_coalesce(), its deadline @when ns, on @cpu
+ * (%CALLOUT_CPU_ANY: where setcallout() puts it); @now is the tick in
+ * which the caller read the clock.  Every arming comes here: timeout()
+ * under the lock of its hash chain.  Inlined, so that setcallout(), which
+ * names no CPU and takes no window, pays for neither.
+ *
+ * Return: as setcallout(); -%ENODEV if @cpu is offline, -%ESHUTDOWN if
+ * @c was shut down, both with nothing changed.
+ */
+static __always_inline int arm_callout(struct callout *c,
+				       callout_func_t func, void *arg,
+				       u64 now, u64 first, u64 last, u64 when,
+				       int cpu)
+{
+	struct twheel_base *base, *target;
+	u64 expires = first;
 	int ret = 0;
-	u64 now;
 
 	base = lock_callout_base_irqoff(c);
-	local = this_cpu_ptr(twheel_bases);
-	if (base != local && base->running != c) {
+	if (likely(cpu == CALLOUT_CPU_ANY &&
+		   !(c->entry.owner & (CALLOUT_STAYS | CALLOUT_SHUT)))) {
+		target = this_cpu_ptr(twheel_bases);
+	} else if (c->entry.owner & CALLOUT_SHUT) {
+		ret = -ESHUTDOWN;
+		goto unlock;
+	} else {
+		target = arm_target(c, cpu);
+		if (!target) {
+			ret = -ENODEV;
+			goto unlock;
+		}
+	}
+	if (base != target && base->running != c) {
 		ret = twheel_del(&base->wheel, &c->entry);
 		WRITE_ONCE(c->entry.owner, c->entry.owner | CALLOUT_MOVING);
 		raw_spin_unlock(&base->lock);
-		base = local;
+		base = target;
 		raw_spin_lock(&base->lock);
 		WRITE_ONCE(c->entry.owner, owner_on(c->entry.owner, base->cpu));
 	}
 	c->func = func;
 	c->arg = arg;
-	now = current_tick();
+	WRITE_ONCE(c->when, when);
 	wake_idle_wheel(base, now);
-	ret |= twheel_add_at(&base->wheel, &c->entry, now + ticks + 1);
+	if (unlikely(last > first))
+		expires = twheel_coalesce(first, last, base->programmed);
+	ret |= twheel_add_at(&base->wheel, &c->entry, expires);
 	WARN_ON_ONCE(ret < 0);
 	if (!ret) {
 		callout_debug_activate(c);
@@ -782,7 +874,8 @@ static int arm_callout(struct callout *c, callout_func_t func, void *arg,
 	if (ret)
 		trace_callout_cancel(c);
 	if (trace_callout_start_enabled())
-		trace_callout_start(c, now + ticks + 1, now, base->cpu, ret);
+		trace_callout_start(c, expires, max(first, last), base->cpu,
+				    ret);
 	base->stats.started++;
 	base->stats.rearmed += ret;
 	base->stats.peak = max_t(u64, base->stats.peak, base->wheel.count);
@@ -791,8 +884,23 @@ static int arm_callout(struct callout *c, callout_func_t func, void *arg,
 	 * comes sooner: the hrtimer need only move then.
 	 */
 	arm_tick(base, twheel_next_hint(&base->wheel));
+unlock:
 	raw_spin_unlock(&base->lock);
 	return ret;
+}
+
+/*
+ * The ticks an arming for @when ns with @precision may run on, the clock
+ * having read @now_ns: the first tick after the current one (@now) that
+ * begins at or after @when, and the last that begins by @when +
+ * @precision.  @when is at most %KTIME_MAX, and so is their sum.
+ */
+static void arm_window(u64 now_ns, u64 when, u64 precision, u64 *now,
+		       u64 *first, u64 *last)
+{
+	*now = ns_to_tick(now_ns);
+	*first = max(ns_to_tick(when + tick_ns - 1), *now + 1);
+	*last = ns_to_tick(when + min_t(u64, precision, KTIME_MAX - when));
 }
 
 /**
@@ -805,9 +913,11 @@ static int arm_callout(struct callout *c, callout_func_t func, void *arg,
  *
  * @c is armed on the calling CPU and @func runs there, unless @func is
  * running on another CPU right now: then @c stays on that CPU, so that
- * its function never runs on two CPUs at once.  It runs no sooner than
- * @ticks whole ticks after this call, and, unless the machine is
- * overloaded, within one tick after that.
+ * its function never runs on two CPUs at once.  (A %CALLOUT_PINNED
+ * callout stays on its own CPU.)  It runs no sooner than @ticks whole
+ * ticks after this call, and, unless the machine is overloaded, within
+ * one tick after that; its deadline (callout_when()) is the start of the
+ * tick it is due on.
  *
  * For a callout set up by callout_init_lock(), called with its lock held:
  * the function of the previous arming does not run after this call, even
@@ -817,7 +927,8 @@ static int arm_callout(struct callout *c, callout_func_t func, void *arg,
  * Paper: START TIMER, through Costello's handle-based interface.
  *
  * Context: any, including hardirq context and @c's own function.
- * Return: %1 if @c was pending (it has been re-armed), %0 if not, or
+ * Return: %1 if @c was pending (it has been re-armed), %0 if not or if
+ * @c was shut down (unsetcallout_shutdown(); nothing is armed), or
  * -%EINVAL with nothing changed if @c or @func is %NULL, @c was never
  * initialised, or @ticks is over %CALLOUT_MAX_TICKS.
  */
@@ -825,16 +936,158 @@ int setcallout(struct callout *c, callout_func_t func, void *arg,
 	       unsigned long ticks)
 {
 	unsigned long flags;
+	u64 now, due;
 	int ret;
 
 	if (!c || !func || !callout_valid(c) || ticks > CALLOUT_MAX_TICKS)
 		return -EINVAL;
 	local_irq_save(flags);
-	ret = arm_callout(c, func, arg, ticks);
+	now = current_tick();
+	due = now + ticks + 1;
+	ret = arm_callout(c, func, arg, now, due, due, tick_to_ktime(due),
+			  CALLOUT_CPU_ANY);
 	local_irq_restore(flags);
-	return ret;
+	return max(ret, 0);
 }
 EXPORT_SYMBOL_GPL(setcallout);
+
+/**
+ * setcallout_on() - arm a callout for a time in ns, with a precision, on
+ *	a CPU
+ * @c: the handle, initialised with callout_init().
+ * @func: the function to call; it runs in softirq context.
+ * @arg: its argument.
+ * @when: the deadline: a time of CLOCK_MONOTONIC (ktime_get()) with
+ *	%CALLOUT_ABSOLUTE, else a delay from now.  A deadline already past
+ *	(a delay of 0 or less) runs on the next tick.
+ * @precision: how late, in ns, @func may run after the deadline; 0 for
+ *	exact.
+ * @cpu: the CPU to run on, online; or %CALLOUT_CPU_ANY for where
+ *	setcallout() would put it.
+ * @flags: 0 or %CALLOUT_ABSOLUTE.
+ *
+ * @func runs no sooner than the deadline, against ktime_get(), and,
+ * unless the machine is overloaded, no later than the deadline plus
+ * @precision or one tick, whichever is longer.  Within that window twheel
+ * picks the tick: one for which @cpu's interrupt is already coming, else
+ * the roundest (twheel_coalesce()), so that callouts with overlapping
+ * windows share an interrupt.  FreeBSD's callout_reset_sbt_on() and
+ * hrtimer_start_range_ns() are the models.
+ *
+ * If @func is running on another CPU right now, @c stays there, whatever
+ * @cpu says, so that its function never runs on two CPUs at once.  A
+ * callout on a CPU that goes offline moves to the CPU taking it down,
+ * keeping its tick.
+ *
+ * Context: any, including hardirq context and @c's own function.
+ * Return: %1 if @c was pending (it has been re-armed), %0 if not or if
+ * @c was shut down (nothing is armed); -%EINVAL if @c or @func is %NULL,
+ * @c was never initialised, @cpu is not a possible CPU or @flags has an
+ * unknown bit; -%ENODEV if @cpu is not online.  Nothing changes on error.
+ */
+int setcallout_on(struct callout *c, callout_func_t func, void *arg,
+		  ktime_t when, u64 precision, int cpu, unsigned int flags)
+{
+	u64 now_ns, deadline, now, first, last;
+	unsigned long irqflags;
+	int ret;
+
+	if (!c || !func || !callout_valid(c) || (flags & ~CALLOUT_ABSOLUTE) ||
+	    (cpu != CALLOUT_CPU_ANY &&
+	     (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu))))
+		return -EINVAL;
+	when = max_t(ktime_t, when, 0);
+	local_irq_save(irqflags);
+	now_ns = ktime_get_ns();
+	if (flags & CALLOUT_ABSOLUTE)
+		deadline = when;
+	else
+		deadline = now_ns + min_t(u64, when, KTIME_MAX - now_ns);
+	arm_window(now_ns, deadline, precision, &now, &first, &last);
+	ret = arm_callout(c, func, arg, now, first, last, deadline, cpu);
+	local_irq_restore(irqflags);
+	return ret == -ESHUTDOWN ? 0 : ret;
+}
+EXPORT_SYMBOL_GPL(setcallout_on);
+
+/**
+ * callout_forward() - re-arm a periodic callout from its last deadline
+ * @c: the handle, armed at least once.
+ * @period: the period, in ns.
+ * @precision: as for setcallout_on().
+ *
+ * Re-arms @c, with the function and argument of its last arming, for the
+ * first of its last deadline plus one, two, ... periods that lies after
+ * now, as setcallout_on() with %CALLOUT_ABSOLUTE does.  Deadlines follow
+ * one another by exactly @period, however late each run starts, so
+ * lateness never adds up; periods that passed entirely while the callout
+ * was late are skipped, not run in a burst (hrtimer_forward() does the
+ * same).  Meant for @c's own function; other armings of @c must not race
+ * with it.
+ *
+ * Context: any, including hardirq context and @c's own function.
+ * Return: how many periods the deadline moved on: %1 on time, %1 + the
+ * periods skipped if late; %0 if @c was shut down (nothing is armed);
+ * -%EINVAL with nothing changed if @c is %NULL, was never initialised or
+ * armed, @period is 0, or the deadline would pass %KTIME_MAX.
+ */
+s64 callout_forward(struct callout *c, u64 period, u64 precision)
+{
+	u64 now_ns, when, step, k = 1, now, first, last;
+	struct twheel_base *base;
+	unsigned long flags;
+	callout_func_t func;
+	void *arg;
+	int ret = -EINVAL;
+
+	if (!c || !callout_valid(c) || !period)
+		return -EINVAL;
+	local_irq_save(flags);
+	base = lock_callout_base_irqoff(c);
+	func = c->func;
+	arg = c->arg;
+	when = c->when;
+	raw_spin_unlock(&base->lock);
+	if (!func)
+		goto out;
+	now_ns = ktime_get_ns();
+	if (now_ns >= when && now_ns - when >= period)
+		k = div64_u64(now_ns - when, period) + 1;
+	if (check_mul_overflow(k, period, &step) ||
+	    check_add_overflow(when, step, &when) || when > KTIME_MAX)
+		goto out;
+	arm_window(now_ns, when, precision, &now, &first, &last);
+	ret = arm_callout(c, func, arg, now, first, last, when,
+			  CALLOUT_CPU_ANY);
+out:
+	local_irq_restore(flags);
+	if (ret == -ESHUTDOWN)
+		return 0;
+	if (ret < 0)
+		return ret;
+	return k;
+}
+EXPORT_SYMBOL_GPL(callout_forward);
+
+/**
+ * callout_when() - the deadline of a pending callout
+ * @c: the handle.
+ *
+ * A snapshot, as callout_pending() is.  The deadline is the time asked
+ * for (for setcallout(), the start of the tick it is due on), not the
+ * tick twheel picked within a precision.
+ *
+ * Context: any but NMI.
+ * Return: the deadline, a time of CLOCK_MONOTONIC, while @c is pending;
+ * %KTIME_MAX if it is not, or for %NULL or a handle never initialised.
+ */
+ktime_t callout_when(const struct callout *c)
+{
+	if (!callout_pending(c))
+		return KTIME_MAX;
+	return READ_ONCE(c->when);
+}
+EXPORT_SYMBOL_GPL(callout_when);
 
 /**
  * unsetcallout() - cancel a callout
@@ -886,29 +1139,14 @@ static bool still_running(struct twheel_base *base, const struct callout *c)
 	return running;
 }
 
-/**
- * unsetcallout_sync() - cancel a callout and wait for its function
- * @c: the handle.
- *
- * As unsetcallout(), and if @c's function is running, sleeps until it has
- * returned; if the function re-arms @c meanwhile, that is cancelled too.
- * On return @c is neither pending nor running, and stays so until it is
- * armed again.
- *
- * The caller must not hold a lock that @c's function takes, or it waits
- * forever; lockdep is taught this dependency, as del_timer_sync() teaches
- * it for timers.  Misuse from atomic context or from @c's own function
- * (which runs in softirq context) would deadlock: it is refused and
- * reported once in the kernel log, naming the caller.  (Atomic context is
- * seen through the preempt count, so a spinlock held is caught only with
- * CONFIG_PREEMPT_COUNT; disabled interrupts always are.)
- *
- * Context: process context, no locks held that @c's function takes.
- * Return: %1 if @c was pending and now will not run, %0 if it was not
- * pending, -%EINVAL if @c is %NULL or was never initialised, -%EDEADLK with
- * nothing changed if called from atomic context.
+/*
+ * unsetcallout_sync(), and with @shut, unsetcallout_shutdown(): the
+ * callout is marked shut down under its base's lock before it is
+ * cancelled, so that a re-arm from its running function is refused.
+ * @name and @ip name the caller for the report of misuse.
  */
-int unsetcallout_sync(struct callout *c)
+static int cancel_sync(struct callout *c, bool shut, const char *name,
+		       unsigned long ip)
 {
 	struct twheel_base *base;
 	unsigned long flags;
@@ -937,6 +1175,9 @@ int unsetcallout_sync(struct callout *c)
 
 	for (;;) {
 		base = lock_callout_base(c, &flags);
+		if (shut)
+			WRITE_ONCE(c->entry.owner,
+				   c->entry.owner | CALLOUT_SHUT);
 		ret |= cancel_locked(base, c);
 		running = base->running == c;
 		base->waiters |= running;
@@ -953,10 +1194,57 @@ int unsetcallout_sync(struct callout *c)
 
 deadlock:
 	pr_warn_once("twheel: %s() called from atomic context by %pS; returning -EDEADLK\n",
-		     __func__, (void *)_RET_IP_);
+		     name, (void *)ip);
 	return -EDEADLK;
 }
+
+/**
+ * unsetcallout_sync() - cancel a callout and wait for its function
+ * @c: the handle.
+ *
+ * As unsetcallout(), and if @c's function is running, sleeps until it has
+ * returned; if the function re-arms @c meanwhile, that is cancelled too.
+ * On return @c is neither pending nor running, and stays so until it is
+ * armed again.
+ *
+ * The caller must not hold a lock that @c's function takes, or it waits
+ * forever; lockdep is taught this dependency, as del_timer_sync() teaches
+ * it for timers.  Misuse from atomic context or from @c's own function
+ * (which runs in softirq context) would deadlock: it is refused and
+ * reported once in the kernel log, naming the caller.  (Atomic context is
+ * seen through the preempt count, so a spinlock held is caught only with
+ * CONFIG_PREEMPT_COUNT; disabled interrupts always are.)
+ *
+ * Context: process context, no locks held that @c's function takes.
+ * Return: %1 if @c was pending and now will not run, %0 if it was not
+ * pending, -%EINVAL if @c is %NULL or was never initialised, -%EDEADLK with
+ * nothing changed if called from atomic context.
+ */
+int unsetcallout_sync(struct callout *c)
+{
+	return cancel_sync(c, false, __func__, _RET_IP_);
+}
 EXPORT_SYMBOL_GPL(unsetcallout_sync);
+
+/**
+ * unsetcallout_shutdown() - cancel a callout for good
+ * @c: the handle.
+ *
+ * As unsetcallout_sync(), and every later arming of @c, by any of the
+ * setcallout calls or callout_forward(), returns %0 and arms nothing,
+ * including one from @c's function while this waits for it to return:
+ * for teardown paths that race with a callout that re-arms itself, as
+ * timer_shutdown_sync() is.  callout_init() makes @c usable again.
+ *
+ * Context: as unsetcallout_sync().
+ * Return: as unsetcallout_sync(); on -%EDEADLK nothing changed, and @c
+ * is not shut down.
+ */
+int unsetcallout_shutdown(struct callout *c)
+{
+	return cancel_sync(c, true, __func__, _RET_IP_);
+}
+EXPORT_SYMBOL_GPL(unsetcallout_shutdown);
 
 /**
  * callout_pending() - is a callout armed?
@@ -1021,17 +1309,26 @@ void twheel_init_timeout(struct callout *c, const char *name,
 }
 
 /*
- * Arm a callout set up by twheel_init_timeout(): as setcallout(); its
- * owner's flag tells the expiry path to hand it back.  Interrupts are
- * off: the caller holds the lock of the callout's hash chain.
+ * Arm a callout set up by twheel_init_timeout(): as setcallout(), with a
+ * window of @precision ns after its deadline; its owner's flag tells the
+ * expiry path to hand it back.  Interrupts are off: the caller holds the
+ * lock of the callout's hash chain.
  */
 int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
-		       unsigned long ticks)
+		       unsigned long ticks, u64 precision)
 {
+	u64 now, due, last, when;
+
 	lockdep_assert_irqs_disabled();
 	if (!func || ticks > CALLOUT_MAX_TICKS)
 		return -EINVAL;
-	return arm_callout(c, func, arg, ticks);
+	now = current_tick();
+	due = now + ticks + 1;
+	when = tick_to_ktime(due);
+	last = precision ? ns_to_tick(when + min_t(u64, precision,
+						   KTIME_MAX - when)) : due;
+	return arm_callout(c, func, arg, now, due, last, when,
+			   CALLOUT_CPU_ANY);
 }
 
 /*
@@ -1209,7 +1506,7 @@ static int twheel_cpu_online(unsigned int cpu)
 
 	WARN_ON_ONCE(base->cpu != cpu);
 	raw_spin_lock_irq(&base->lock);
-	base->online = true;
+	WRITE_ONCE(base->online, true);
 	base->programmed = U64_MAX;
 	arm_tick(base, twheel_next_work(&base->wheel));
 	raw_spin_unlock_irq(&base->lock);
@@ -1223,7 +1520,7 @@ static int twheel_cpu_offline(unsigned int cpu)
 
 	WARN_ON_ONCE(base->cpu != cpu);
 	raw_spin_lock_irq(&base->lock);
-	base->online = false;
+	WRITE_ONCE(base->online, false);
 	raw_spin_unlock_irq(&base->lock);
 	hrtimer_cancel(&base->timer);
 	return 0;
@@ -1448,6 +1745,7 @@ int twheel_engine_init(const struct twheel_geometry *geo, u64 tick,
 		hrtimer_init(&base->timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_PINNED_SOFT);
 		base->timer.function = twheel_tick;
+		INIT_CSD(&base->kick, twheel_kick, base);
 		base->programmed = U64_MAX;
 		base->cpu = cpu;
 		ret = twheel_init(&base->wheel, &twheel_geo, now);
@@ -1495,8 +1793,19 @@ int twheel_engine_start(void)
  */
 void twheel_engine_stop(void)
 {
+	unsigned int cpu;
+
 	cpuhp_remove_state(twheel_online_state);
 	cpuhp_remove_state_nocalls(twheel_dead_state);
+	/*
+	 * No base is online now, so no CPU kicks another any more: wait for
+	 * the kicks on their way, and for their handlers, which run with
+	 * interrupts off, to return.
+	 */
+	for_each_possible_cpu(cpu)
+		while (READ_ONCE(per_cpu_ptr(twheel_bases, cpu)->kicked))
+			cpu_relax();
+	synchronize_rcu();
 }
 
 /*

@@ -45,6 +45,10 @@ static unsigned int scheme = TWHEEL_SCHEME7;
 module_param(scheme, uint, 0444);
 MODULE_PARM_DESC(scheme, "6: hashed wheel; 7: hierarchical wheels (default)");
 
+static unsigned long timeout_precision_ns;
+module_param(timeout_precision_ns, ulong, 0444);
+MODULE_PARM_DESC(timeout_precision_ns, "how late timeout() callouts may run after their deadline, in ns, so that they share interrupts (default 0: exact)");
+
 static unsigned int geometry[TWHEEL_MAX_LEVELS];
 static unsigned int geometry_levels;
 module_param_array(geometry, uint, &geometry_levels, 0444);
@@ -156,7 +160,7 @@ static int __init twheel_module_init(void)
 	ret = twheel_engine_init(&geo, tick_ns, twheel_timeout_release);
 	if (ret)
 		return ret;
-	ret = twheel_timeout_init();
+	ret = twheel_timeout_init(timeout_precision_ns);
 	if (ret)
 		goto err_engine;
 	ret = twheel_engine_start();

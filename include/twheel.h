@@ -9,9 +9,21 @@
  *   callout_init_lock()   the same, for a callout whose function twheel
  *                         calls with the caller's spinlock held
  *   callout_init_raw_lock()  the same, with a raw_spinlock_t
- *   setcallout()          arm (or re-arm) a handle to run func(arg)
+ *   callout_init_flags()  callout_init() with flags: CALLOUT_PINNED
+ *   setcallout()          arm (or re-arm) a handle to run func(arg) after
+ *                         whole ticks
+ *   setcallout_ns()       the same, after nanoseconds, exact
+ *   setcallout_at()       the same, at a CLOCK_MONOTONIC time, exact
+ *   setcallout_jiffies()  the same, at a jiffies deadline (as mod_timer())
+ *   setcallout_on()       all of them: relative or absolute, with a
+ *                         precision that lets twheel save interrupts, on
+ *                         a chosen CPU
+ *   callout_forward()     re-arm a periodic callout from its last deadline
+ *   callout_when()        the deadline of a pending callout
+ *   callout_remaining()   the time left before it
  *   unsetcallout()        cancel a handle, O(1), never waits
  *   unsetcallout_sync()   cancel it and wait for a running func to return
+ *   unsetcallout_shutdown()  that, and every later arming is a no-op
  *   callout_pending()     is a handle armed?
  *   timeout()             BSD: arm func(arg), no handle (twheel allocates)
  *   untimeout()           BSD: cancel one pending func(arg), found by hash
@@ -24,6 +36,8 @@
 #ifndef _TWHEEL_H
 #define _TWHEEL_H
 
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/limits.h>
 #include <linux/lockdep.h>
 #include <linux/spinlock_types.h>
@@ -44,12 +58,30 @@ struct callout {
 	struct twheel_entry entry;
 	callout_func_t func;
 	void *arg;
+	u64 when;
 #ifdef CONFIG_LOCKDEP
 	struct lockdep_map lockdep_map;
 #endif
 };
 
-int __callout_init(struct callout *c, const char *name,
+/*
+ * Flags of callout_init_flags() and callout_init_lock().
+ *
+ * CALLOUT_RETURNUNLOCKED (lock-associated callouts only): the function
+ * releases the lock itself before it returns (FreeBSD's flag of the same
+ * name); twheel then leaves it alone.
+ *
+ * CALLOUT_PINNED: the callout stays on the CPU where it was first armed
+ * (the calling CPU, or the one setcallout_on() names), whichever CPU arms
+ * it again; only setcallout_on() with a CPU moves it.  If that CPU goes
+ * offline, the callout moves with the others to the CPU taking it down,
+ * and stays there.  Without it, every arming puts the callout on the
+ * calling CPU.
+ */
+#define CALLOUT_RETURNUNLOCKED	0x1
+#define CALLOUT_PINNED		0x2
+
+int __callout_init(struct callout *c, unsigned int flags, const char *name,
 		   struct lock_class_key *key);
 
 /**
@@ -66,11 +98,21 @@ int __callout_init(struct callout *c, const char *name,
  * Return: %0; -%EINVAL for a %NULL @c, -%EBUSY for a pending @c; nothing
  * changes on error.  Callers that set up their own handles may ignore it.
  */
-#define callout_init(c)							\
+#define callout_init(c)		callout_init_flags((c), 0)
+
+/**
+ * callout_init_flags() - callout_init(), with flags
+ * @c: the handle.
+ * @flags: 0, or %CALLOUT_PINNED.
+ *
+ * Context: any but NMI.
+ * Return: as callout_init(), and -%EINVAL for an unknown flag.
+ */
+#define callout_init_flags(c, flags)					\
 	({								\
 		static struct lock_class_key __key;			\
 									\
-		__callout_init((c), #c, &__key);			\
+		__callout_init((c), (flags), #c, &__key);		\
 	})
 
 /**
@@ -87,13 +129,6 @@ struct callout_locked {
 	void *lock;
 };
 
-/*
- * callout_init_lock() flags.  CALLOUT_RETURNUNLOCKED: the function
- * releases the lock itself before it returns (FreeBSD's flag of the same
- * name); twheel then leaves it alone.
- */
-#define CALLOUT_RETURNUNLOCKED	0x1
-
 int __callout_init_lock(struct callout_locked *lc, void *lock, bool raw,
 			unsigned int flags, const char *name,
 			struct lock_class_key *key);
@@ -104,7 +139,7 @@ int __callout_init_lock(struct callout_locked *lc, void *lock, bool raw,
  * @lock: a &spinlock_t that twheel takes before it calls the function and
  *	releases after it returns.
  * @flags: 0, or %CALLOUT_RETURNUNLOCKED if the function releases @lock
- *	itself.
+ *	itself, and %CALLOUT_PINNED.
  *
  * As callout_init(), and the function then always runs with @lock held.
  * What that buys: a caller that holds @lock and calls unsetcallout(c) or
@@ -157,11 +192,107 @@ int __callout_init_lock(struct callout_locked *lc, void *lock, bool raw,
 				    #lc, &__key);			\
 	})
 
+/*
+ * setcallout_on() flags.  CALLOUT_ABSOLUTE: @when is a time of
+ * CLOCK_MONOTONIC (ktime_get()), not a delay from now.
+ */
+#define CALLOUT_ABSOLUTE	0x1
+
+/* setcallout_on()'s @cpu for "where setcallout() would put it". */
+#define CALLOUT_CPU_ANY		(-1)
+
 int setcallout(struct callout *c, callout_func_t func, void *arg,
 	       unsigned long ticks);
+int setcallout_on(struct callout *c, callout_func_t func, void *arg,
+		  ktime_t when, u64 precision, int cpu, unsigned int flags);
+s64 callout_forward(struct callout *c, u64 period, u64 precision);
+ktime_t callout_when(const struct callout *c);
 int unsetcallout(struct callout *c);
 int unsetcallout_sync(struct callout *c);
+int unsetcallout_shutdown(struct callout *c);
 bool callout_pending(const struct callout *c);
+
+/**
+ * callout_remaining() - the time left before a pending callout's deadline
+ * @c: the handle.
+ *
+ * Context: any but NMI; a snapshot, as callout_when().
+ * Return: callout_when(@c) - ktime_get(), negative if the deadline has
+ * passed and the function has not run yet; %KTIME_MAX if @c is not
+ * pending.
+ */
+static inline ktime_t callout_remaining(const struct callout *c)
+{
+	ktime_t when = callout_when(c);
+
+	return when == KTIME_MAX ? KTIME_MAX : ktime_sub(when, ktime_get());
+}
+
+/**
+ * setcallout_ns() - arm a callout to run after a delay in nanoseconds
+ * @c: the handle.
+ * @func: the function to call; it runs in softirq context.
+ * @arg: its argument.
+ * @ns: the delay.
+ *
+ * Exact: @func runs no sooner than @ns after this call, against
+ * ktime_get(), and, unless the machine is overloaded, within one tick
+ * after that.  Otherwise as setcallout().
+ *
+ * Context: any but NMI.
+ * Return: as setcallout_on().
+ */
+static inline int setcallout_ns(struct callout *c, callout_func_t func,
+				void *arg, u64 ns)
+{
+	return setcallout_on(c, func, arg, ns_to_ktime(min_t(u64, ns, KTIME_MAX)),
+			     0, CALLOUT_CPU_ANY, 0);
+}
+
+/**
+ * setcallout_at() - arm a callout to run at a time of CLOCK_MONOTONIC
+ * @c: the handle.
+ * @func: the function to call; it runs in softirq context.
+ * @arg: its argument.
+ * @deadline: when, as ktime_get() tells it; a time already past runs on
+ *	the next tick.
+ *
+ * Exact, as setcallout_ns().
+ *
+ * Context: any but NMI.
+ * Return: as setcallout_on().
+ */
+static inline int setcallout_at(struct callout *c, callout_func_t func,
+				void *arg, ktime_t deadline)
+{
+	return setcallout_on(c, func, arg, deadline, 0, CALLOUT_CPU_ANY,
+			     CALLOUT_ABSOLUTE);
+}
+
+/**
+ * setcallout_jiffies() - arm a callout for a jiffies deadline
+ * @c: the handle.
+ * @func: the function to call; it runs in softirq context.
+ * @arg: its argument.
+ * @expires: the jiffies value to wait for, as mod_timer() takes it; one
+ *	not after jiffies now runs on the next tick.
+ *
+ * @func runs no sooner than (@expires - jiffies) jiffies of %TICK_NSEC
+ * after this call, so never before a timer_list timer armed with @expires
+ * would, and within one tick after that.
+ *
+ * Context: any but NMI.
+ * Return: as setcallout_on().
+ */
+static inline int setcallout_jiffies(struct callout *c, callout_func_t func,
+				     void *arg, unsigned long expires)
+{
+	long left = (long)(expires - jiffies);
+
+	return setcallout_on(c, func, arg,
+			     left > 0 ? ns_to_ktime((u64)left * TICK_NSEC) : 0,
+			     0, CALLOUT_CPU_ANY, 0);
+}
 
 int timeout(callout_func_t func, void *arg, unsigned long ticks);
 int untimeout(callout_func_t func, void *arg);

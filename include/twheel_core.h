@@ -221,6 +221,7 @@ unsigned int twheel_level(const struct twheel *w, u64 now, u64 expires);
 unsigned int twheel_slot_index(const struct twheel *w, unsigned int level,
 			       u64 expires);
 u64 twheel_visit_tick(const struct twheel *w, u64 now, u64 expires);
+u64 twheel_coalesce(u64 first, u64 last, u64 busy);
 
 void twheel_entry_init(struct twheel_entry *e);
 int twheel_add(struct twheel *w, struct twheel_entry *e, u64 interval);

@@ -170,7 +170,7 @@ unsigned long twheel_engine_cancel_if(twheel_match_fn match, void *data,
 void twheel_init_timeout(struct callout *c, const char *name,
 			 struct lock_class_key *key);
 int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
-		       unsigned long ticks);
+		       unsigned long ticks, u64 precision);
 int twheel_cancel_timeout(struct callout *c);
 void twheel_count_timeout(bool failed);
 const struct twheel_geometry *twheel_geometry(void);
@@ -184,7 +184,7 @@ void twheel_level_read(unsigned int cpu, unsigned int level,
 		       struct twheel_level_info *li);
 
 /* twheel_bsd.c: timeout() and untimeout() */
-int twheel_timeout_init(void);
+int twheel_timeout_init(u64 precision);
 void twheel_timeout_exit(void);
 void twheel_timeout_release(struct callout *c);
 void twheel_hash_read(unsigned int *bits, unsigned long *longest);

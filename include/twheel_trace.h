@@ -38,39 +38,39 @@ DEFINE_EVENT(twheel_callout, callout_init,
 );
 
 /**
- * callout_start - a callout was armed, by setcallout() or timeout()
- * @c: the handle, its function already set.
+ * callout_start - a callout was armed, by any setcallout call or timeout()
+ * @c: the handle, its function and deadline already set.
  * @expires: the tick it is due on.
- * @now: the tick it was armed in; the ticks asked for were
- *	@expires - @now - 1.
+ * @last: the last tick its precision allows; @expires when exact.
  * @cpu: the CPU whose wheel holds it.
  * @rearmed: it was pending, and this arming replaced that one.
  *
- * Five arguments, so that the probe call (with its data pointer, six)
- * passes them all in registers on x86_64.
+ * The deadline, in ns of CLOCK_MONOTONIC, is read from @c.  Five
+ * arguments, so that the probe call (with its data pointer, six) passes
+ * them all in registers on x86_64.
  */
 TRACE_EVENT(callout_start,
-	    TP_PROTO(struct callout *c, u64 expires, u64 now, unsigned int cpu,
+	    TP_PROTO(struct callout *c, u64 expires, u64 last, unsigned int cpu,
 		     bool rearmed),
-	    TP_ARGS(c, expires, now, cpu, rearmed),
+	    TP_ARGS(c, expires, last, cpu, rearmed),
 	    TP_STRUCT__entry(__field(void *, timer)
 			     __field(void *, function)
+			     __field(u64, deadline)
 			     __field(u64, expires)
-			     __field(u64, now)
-			     __field(unsigned long, ticks)
+			     __field(u64, last)
 			     __field(unsigned int, cpu)
 			     __field(bool, rearmed)),
 	    TP_fast_assign(__entry->timer = c;
 			   __entry->function = c->func;
+			   __entry->deadline = c->when;
 			   __entry->expires = expires;
-			   __entry->now = now;
-			   __entry->ticks = expires - now - 1;
+			   __entry->last = last;
 			   __entry->cpu = cpu;
 			   __entry->rearmed = rearmed;),
-	    TP_printk("timer=%p function=%ps expires=%llu [timeout=%lld] ticks=%lu cpu=%u rearmed=%d",
-		      __entry->timer, __entry->function, __entry->expires,
-		      (long long)(__entry->expires - __entry->now),
-		      __entry->ticks, __entry->cpu, __entry->rearmed)
+	    TP_printk("timer=%p function=%ps deadline=%llu expires=%llu last=%llu cpu=%u rearmed=%d",
+		      __entry->timer, __entry->function, __entry->deadline,
+		      __entry->expires, __entry->last, __entry->cpu,
+		      __entry->rearmed)
 );
 
 /**
@@ -91,7 +91,7 @@ DEFINE_EVENT(twheel_callout, callout_cancel,
  * @c: the handle.
  * @func: the function.
  * @now: the tick now running.
- * @late_ns: ns since the start of the tick the callout was due on.
+ * @late_ns: ns since the callout's deadline (callout_when()).
  */
 TRACE_EVENT(callout_expire_entry,
 	    TP_PROTO(struct callout *c, callout_func_t func, u64 now, u64 late_ns),

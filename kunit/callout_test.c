@@ -418,8 +418,8 @@ static void remote_arm_fn(void *info)
  * Arm @c on @cpu from an IPI there: the caller stays where it is, and is
  * not held up on @cpu should the function start at once.
  */
-static int setcallout_on(unsigned int cpu, struct callout *c,
-			 callout_func_t func, void *arg, unsigned long ticks)
+static int setcallout_from(unsigned int cpu, struct callout *c,
+			   callout_func_t func, void *arg, unsigned long ticks)
 {
 	struct remote_arm r = { .c = c, .func = func, .arg = arg,
 				.ticks = ticks };
@@ -449,7 +449,7 @@ static void forget_module_cancels_its_callouts(struct kunit *test)
 	/* Running again and again, on the other CPU if there is one. */
 	callout_init(&module_periodic);
 	atomic_set(&periodic_runs, 0);
-	KUNIT_ASSERT_EQ(test, setcallout_on(other < nr_cpu_ids ? other :
+	KUNIT_ASSERT_EQ(test, setcallout_from(other < nr_cpu_ids ? other :
 					    raw_smp_processor_id(),
 					    &module_periodic, periodic_fn,
 					    NULL, 0), 0);
@@ -724,7 +724,7 @@ static void unsetcallout_sync_sleeps_while_function_runs(struct kunit *test)
 	/* Before hold_fn() holds the other CPU, where kthreadd may be. */
 	rel = kthread_run_on_cpu(releaser_fn, w, here, "twheel-rel/%u");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rel));
-	if (setcallout_on(other, &w->c, hold_fn, w, 0) ||
+	if (setcallout_from(other, &w->c, hold_fn, w, 0) ||
 	    !poll_until(READ_ONCE(w->started))) {
 		WRITE_ONCE(w->release, true);
 		unsetcallout_sync(&w->c);

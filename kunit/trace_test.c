@@ -49,10 +49,11 @@ struct rec {
 	unsigned int on_cpu;		/* where the probe ran */
 	callout_func_t func;
 	u64 expires;
+	u64 last;			/* callout_start's fields */
+	u64 deadline;
 	u64 now;
 	u64 late_ns;
-	unsigned long ticks;
-	unsigned int cpu;		/* callout_start's field */
+	unsigned int cpu;
 	unsigned int ran;
 	bool rearmed;
 };
@@ -109,13 +110,13 @@ static void probe_init(void *data, struct callout *c)
  * The event records the function from the handle and the ticks asked for
  * as expires - now - 1, as its TP_fast_assign() does.
  */
-static void probe_start(void *data, struct callout *c, u64 expires, u64 now,
+static void probe_start(void *data, struct callout *c, u64 expires, u64 last,
 			unsigned int cpu, bool rearmed)
 {
 	callout_func_t func = READ_ONCE(c->func);
 	struct rec r = { .ev = EV_START, .func = func, .expires = expires,
-			 .now = now, .ticks = expires - now - 1, .cpu = cpu,
-			 .rearmed = rearmed };
+			 .last = last, .deadline = READ_ONCE(c->when),
+			 .cpu = cpu, .rearmed = rearmed };
 	struct trace_ctx *t = data;
 	unsigned long flags;
 
@@ -154,8 +155,7 @@ static void probe_exit(void *data, struct callout *c)
 static void probe_tick(void *data, u64 now, u64 ticks, unsigned int moved,
 		       unsigned int ran, u64 work_ns)
 {
-	struct rec r = { .ev = EV_TICK, .now = now, .ticks = ticks,
-			 .ran = ran };
+	struct rec r = { .ev = EV_TICK, .now = now, .ran = ran };
 	struct trace_ctx *t = data;
 	unsigned long flags;
 
@@ -280,16 +280,22 @@ static int arm_here(struct callout *c, atomic_t *runs, unsigned long ticks,
 	return ret;
 }
 
-/* Check a callout_start event @r against the arming it reports. */
+/*
+ * Check a callout_start event @r against the arming it reports: @ticks
+ * asked for, exact, between ticks @before and @after.
+ */
 static void expect_start(struct kunit *test, const struct rec *r,
 			 unsigned long ticks, unsigned int cpu, u64 before,
 			 u64 after, bool rearmed)
 {
 	KUNIT_EXPECT_PTR_EQ(test, (void *)r->func, (void *)trace_fn);
-	KUNIT_EXPECT_EQ(test, r->ticks, ticks);
-	KUNIT_EXPECT_EQ(test, r->expires, r->now + ticks + 1);
-	KUNIT_EXPECT_GE_MSG(test, r->now, before, "now before the call");
-	KUNIT_EXPECT_LE_MSG(test, r->now, after, "now after the call");
+	KUNIT_EXPECT_GE_MSG(test, r->expires, before + ticks + 1,
+			    "armed before the call");
+	KUNIT_EXPECT_LE_MSG(test, r->expires, after + ticks + 1,
+			    "armed after the call");
+	KUNIT_EXPECT_EQ_MSG(test, r->last, r->expires, "exact, no window");
+	KUNIT_EXPECT_EQ_MSG(test, r->deadline, r->expires * twheel_tick_ns(),
+			    "deadline: the start of the tick it is due on");
 	KUNIT_EXPECT_EQ(test, r->cpu, cpu);
 	KUNIT_EXPECT_EQ(test, r->on_cpu, cpu);
 	KUNIT_EXPECT_EQ(test, r->rearmed, rearmed);
@@ -308,7 +314,7 @@ static void expect_expiry(struct kunit *test, const struct rec *r,
 	KUNIT_EXPECT_GE_MSG(test, r[0].now, start->expires,
 			    "ran before its tick");
 	KUNIT_EXPECT_EQ(test, r[0].on_cpu, start->cpu);
-	/* late_ns counts from the due tick's start to the same clock read. */
+	/* late_ns counts from the deadline, the due tick's start here. */
 	over = r[0].now - min(r[0].now, start->expires);
 	KUNIT_EXPECT_GE(test, r[0].late_ns, over * tick);
 	KUNIT_EXPECT_LT(test, r[0].late_ns, (over + 1) * tick);

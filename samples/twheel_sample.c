@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A twheel client: a periodic callout whose function runs under the
- * client's spinlock (a lock-associated callout), and one-shot BSD
- * timeouts, one of which it cancels.  Build it against twheel's
+ * client's spinlock (a lock-associated callout) and re-arms itself from
+ * its last deadline, without drift, and one-shot BSD timeouts, one of
+ * which it cancels.  Build it against twheel's
  * Module.symvers (see Makefile), load it after twheel.ko.
  */
 
@@ -24,8 +25,9 @@ MODULE_PARM_DESC(period_ms, "period of the periodic callout (default 100)");
 static struct sample {
 	spinlock_t lock;		/* @tick's lock; guards @runs */
 	struct callout_locked tick;	/* caller-owned handle */
-	unsigned long period;		/* in twheel ticks */
+	u64 period;			/* in ns */
 	unsigned int runs;		/* locked by @lock */
+	unsigned int missed;		/* periods skipped; locked by @lock */
 } sample = {
 	.lock = __SPIN_LOCK_UNLOCKED(sample.lock),
 };
@@ -34,10 +36,14 @@ static struct sample {
 static void sample_tick(void *arg)
 {
 	struct sample *s = arg;
+	s64 periods;
 
 	lockdep_assert_held(&s->lock);
 	s->runs++;
-	setcallout(&s->tick.c, sample_tick, s, s->period);	/* re-arm */
+	/* Re-arm for the last deadline + period: lateness does not add up. */
+	periods = callout_forward(&s->tick.c, s->period, 0);
+	if (periods > 1)
+		s->missed += periods - 1;
 }
 
 /* untimeout() matches (func, arg) as pointers: one object per timeout. */
@@ -56,11 +62,12 @@ static int __init sample_init(void)
 {
 	int ret;
 
-	sample.period = twheel_ns_to_ticks((u64)period_ms * NSEC_PER_MSEC);
+	sample.period = (u64)period_ms * NSEC_PER_MSEC;
 	ret = callout_init_lock(&sample.tick, &sample.lock, 0);
 	if (ret)
 		return ret;
-	ret = setcallout(&sample.tick.c, sample_tick, &sample, sample.period);
+	ret = setcallout_ns(&sample.tick.c, sample_tick, &sample,
+			    sample.period);
 	if (ret < 0)
 		return ret;
 
@@ -81,7 +88,7 @@ module_init(sample_init);
 
 static void __exit sample_exit(void)
 {
-	unsigned int runs;
+	unsigned int runs, missed;
 	int stopped;
 
 	/*
@@ -93,6 +100,7 @@ static void __exit sample_exit(void)
 	spin_lock_bh(&sample.lock);
 	stopped = unsetcallout(&sample.tick.c);
 	runs = sample.runs;
+	missed = sample.missed;
 	spin_unlock_bh(&sample.lock);
 	/*
 	 * Without the lock (with it, this would be refused): wait for such a
@@ -102,8 +110,8 @@ static void __exit sample_exit(void)
 	/* Cancel the timeout if pending; if it is running, let it return. */
 	untimeout(sample_once, &kept);
 	synchronize_rcu();
-	pr_info("twheel_sample: the periodic callout ran %u times; unsetcallout() returned %d\n",
-		runs, stopped);
+	pr_info("twheel_sample: the periodic callout ran %u times, skipped %u periods; unsetcallout() returned %d\n",
+		runs, missed, stopped);
 }
 module_exit(sample_exit);
 

@@ -8,7 +8,9 @@
  * @dist around @mean_ms.  With probability @stop_pct percent an arming also
  * arms an "ack" callout due at a uniform fraction of the interval; when
  * the ack runs it stops the timer (unsetcallout() or untimeout()) and arms
- * it afresh.  The workload runs until the module is removed, or stops by
+ * it afresh.  With @precision_pct, a timer may run that share of its
+ * interval late, and twheel runs timers whose windows overlap on one
+ * interrupt.  The workload runs until the module is removed, or stops by
  * itself after @duration_s seconds; on removal it prints what it saw.
  */
 
@@ -41,6 +43,10 @@ MODULE_PARM_DESC(stop_pct, "percent of armings stopped before expiry (default 80
 static unsigned int duration_s = 5;
 module_param(duration_s, uint, 0444);
 MODULE_PARM_DESC(duration_s, "seconds to run, 0 for until removal (default 5)");
+
+static unsigned int precision_pct;
+module_param(precision_pct, uint, 0444);
+MODULE_PARM_DESC(precision_pct, "how late a timer may run, in percent of its interval, so that timers share interrupts (default 0: exact)");
 
 static bool bsd;
 module_param(bsd, bool, 0444);
@@ -96,14 +102,17 @@ static void wl_ack_fn(void *arg);
 static void wl_arm(struct flow *f)
 {
 	unsigned long ticks = wl_interval();
+	u64 ns = ticks * twheel_tick_ns();
 
 	if (atomic_read(&wl.stopping))
 		return;
-	f->due_ns = ktime_get_ns() + ticks * twheel_tick_ns();
+	f->due_ns = ktime_get_ns() + ns;
 	if (bsd)
 		timeout(wl_timer_fn, f, ticks);
 	else
-		setcallout(&f->timer, wl_timer_fn, f, ticks);
+		setcallout_on(&f->timer, wl_timer_fn, f, ns_to_ktime(ns),
+			      div_u64(ns * precision_pct, 100), CALLOUT_CPU_ANY,
+			      0);
 	atomic64_inc(&wl.armed);
 	if (get_random_u32_below(100) < stop_pct)
 		setcallout(&f->ack, wl_ack_fn, f, get_random_u32_below(ticks));
@@ -151,7 +160,7 @@ static int __init wl_init(void)
 		wl.dist = WL_EXPONENTIAL;
 	else
 		return -EINVAL;
-	if (stop_pct > 100 || !callouts || !mean_ms)
+	if (stop_pct > 100 || precision_pct > 100 || !callouts || !mean_ms)
 		return -EINVAL;
 
 	wl.mean = max(1UL, twheel_ns_to_ticks((u64)mean_ms * NSEC_PER_MSEC));
@@ -165,9 +174,10 @@ static int __init wl_init(void)
 	}
 	for (i = 0; i < callouts; i++)
 		wl_arm(&wl.flows[i]);
-	pr_info("twheel_workload: %u flows, %s intervals of mean %u ms, %u%% stopped early, %s, %u s\n",
+	pr_info("twheel_workload: %u flows, %s intervals of mean %u ms, %u%% stopped early, %s, precision %u%%, %u s\n",
 		callouts, dist, mean_ms, stop_pct,
-		bsd ? "timeout()" : "setcallout()", duration_s);
+		bsd ? "timeout()" : "setcallout_on()", precision_pct,
+		duration_s);
 	return 0;
 }
 module_init(wl_init);

@@ -13,6 +13,7 @@
 #
 # The workload's parameters (see samples/twheel_workload.c):
 #   CALLOUTS=1000 DIST=exponential MEAN_MS=200 STOP_PCT=80 DURATION_S=5 BSD=0
+#   PRECISION_PCT=0
 # and twheel's: TWHEEL_PARAMS="scheme=6 tick_ns=500000", say.
 #
 # Exits non-zero if the guest did not finish, its console shows a kernel
@@ -28,7 +29,7 @@ start=$(date +%s)
 kernel=${DEMO_KERNEL:-debian}
 workload="callouts=${CALLOUTS:-1000} dist=${DIST:-exponential}"
 workload+=" mean_ms=${MEAN_MS:-200} stop_pct=${STOP_PCT:-80}"
-workload+=" bsd=${BSD:-0}"
+workload+=" bsd=${BSD:-0} precision_pct=${PRECISION_PCT:-0}"
 twheel_params=${TWHEEL_PARAMS:-}
 
 "$here/install-deps.sh"
