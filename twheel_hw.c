@@ -112,6 +112,9 @@
 #include "twheel_core.h"
 #include "twheel_internal.h"
 
+/* The trace events read a callout's deadline with it. */
+static u64 callout_deadline(const struct callout *c);
+
 #define CREATE_TRACE_POINTS
 #include "twheel_trace.h"
 
@@ -316,6 +319,18 @@ static ktime_t tick_to_ktime(u64 tick)
 	if (tick > tick_last)
 		return KTIME_MAX;
 	return ns_to_ktime(tick * tick_ns);
+}
+
+/*
+ * The deadline of @c's last arming.  callout.when holds it, or 0 for the
+ * start of the tick the callout is due on: setcallout() stores that, so
+ * that its path has no multiply to do.
+ */
+static u64 callout_deadline(const struct callout *c)
+{
+	u64 when = READ_ONCE(c->when);
+
+	return when ?: tick_to_ktime(READ_ONCE(c->entry.expires));
 }
 
 static void hist_add(u64 *hist, u64 v)
@@ -529,7 +544,7 @@ static void twheel_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 	void *arg = c->arg;
 	u32 owner = c->entry.owner;
 	void *lock = NULL;
-	u64 when = c->when;
+	u64 when = callout_deadline(c);
 	u64 t0;
 
 	lockdep_assert_held(&base->lock);
@@ -817,19 +832,20 @@ static struct twheel_base *arm_target(struct callout *c, int cpu)
 
 /*
  * Arm @c, a valid handle, with interrupts off: for a tick from @first to
- * @last, chosen by twheel_coalesce(), its deadline @when ns, on @cpu
- * (%CALLOUT_CPU_ANY: where setcallout() puts it); @now is the tick in
- * which the caller read the clock.  Every arming comes here: timeout()
- * under the lock of its hash chain.  Inlined, so that setcallout(), which
- * names no CPU and takes no window, pays for neither.
+ * @last, chosen by twheel_coalesce(), its deadline @when ns (0: the start
+ * of that tick, see callout_deadline()), on @cpu (%CALLOUT_CPU_ANY: where
+ * setcallout() puts it); @now is the tick in which the caller read the
+ * clock.  Every arming comes here: timeout() under the lock of its hash
+ * chain.  Inlined, so that setcallout(), which names no CPU and takes no
+ * window, pays for neither.
  *
- * Return: as setcallout(); -%ENODEV if @cpu is offline, -%ESHUTDOWN if
- * @c was shut down, both with nothing changed.
+ * Return: as setcallout(); -%ENODEV if @cpu is offline, @shut if @c was
+ * shut down, both with nothing changed.
  */
 static __always_inline int arm_callout(struct callout *c,
 				       callout_func_t func, void *arg,
 				       u64 now, u64 first, u64 last, u64 when,
-				       int cpu)
+				       int cpu, int shut)
 {
 	struct twheel_base *base, *target;
 	u64 expires = first;
@@ -840,7 +856,7 @@ static __always_inline int arm_callout(struct callout *c,
 		   !(c->entry.owner & (CALLOUT_STAYS | CALLOUT_SHUT)))) {
 		target = this_cpu_ptr(twheel_bases);
 	} else if (c->entry.owner & CALLOUT_SHUT) {
-		ret = -ESHUTDOWN;
+		ret = shut;
 		goto unlock;
 	} else {
 		target = arm_target(c, cpu);
@@ -944,10 +960,9 @@ int setcallout(struct callout *c, callout_func_t func, void *arg,
 	local_irq_save(flags);
 	now = current_tick();
 	due = now + ticks + 1;
-	ret = arm_callout(c, func, arg, now, due, due, tick_to_ktime(due),
-			  CALLOUT_CPU_ANY);
+	ret = arm_callout(c, func, arg, now, due, due, 0, CALLOUT_CPU_ANY, 0);
 	local_irq_restore(flags);
-	return max(ret, 0);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(setcallout);
 
@@ -1000,13 +1015,13 @@ int setcallout_on(struct callout *c, callout_func_t func, void *arg,
 	local_irq_save(irqflags);
 	now_ns = ktime_get_ns();
 	if (flags & CALLOUT_ABSOLUTE)
-		deadline = when;
+		deadline = max_t(u64, when, 1);	/* 0 means something else */
 	else
 		deadline = now_ns + min_t(u64, when, KTIME_MAX - now_ns);
 	arm_window(now_ns, deadline, precision, &now, &first, &last);
-	ret = arm_callout(c, func, arg, now, first, last, deadline, cpu);
+	ret = arm_callout(c, func, arg, now, first, last, deadline, cpu, 0);
 	local_irq_restore(irqflags);
-	return ret == -ESHUTDOWN ? 0 : ret;
+	return ret;
 }
 EXPORT_SYMBOL_GPL(setcallout_on);
 
@@ -1046,7 +1061,7 @@ s64 callout_forward(struct callout *c, u64 period, u64 precision)
 	base = lock_callout_base_irqoff(c);
 	func = c->func;
 	arg = c->arg;
-	when = c->when;
+	when = callout_deadline(c);
 	raw_spin_unlock(&base->lock);
 	if (!func)
 		goto out;
@@ -1058,7 +1073,7 @@ s64 callout_forward(struct callout *c, u64 period, u64 precision)
 		goto out;
 	arm_window(now_ns, when, precision, &now, &first, &last);
 	ret = arm_callout(c, func, arg, now, first, last, when,
-			  CALLOUT_CPU_ANY);
+			  CALLOUT_CPU_ANY, -ESHUTDOWN);
 out:
 	local_irq_restore(flags);
 	if (ret == -ESHUTDOWN)
@@ -1085,7 +1100,7 @@ ktime_t callout_when(const struct callout *c)
 {
 	if (!callout_pending(c))
 		return KTIME_MAX;
-	return READ_ONCE(c->when);
+	return callout_deadline(c);
 }
 EXPORT_SYMBOL_GPL(callout_when);
 
@@ -1324,11 +1339,15 @@ int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
 		return -EINVAL;
 	now = current_tick();
 	due = now + ticks + 1;
-	when = tick_to_ktime(due);
-	last = precision ? ns_to_tick(when + min_t(u64, precision,
-						   KTIME_MAX - when)) : due;
+	last = due;
+	when = 0;
+	if (unlikely(precision)) {
+		when = tick_to_ktime(due);
+		last = ns_to_tick(when + min_t(u64, precision,
+					       KTIME_MAX - when));
+	}
 	return arm_callout(c, func, arg, now, due, last, when,
-			   CALLOUT_CPU_ANY);
+			   CALLOUT_CPU_ANY, 0);
 }
 
 /*

@@ -58,7 +58,7 @@ struct callout {
 	struct twheel_entry entry;
 	callout_func_t func;
 	void *arg;
-	u64 when;
+	u64 when;	/* the deadline in ns, or 0: the due tick's start */
 #ifdef CONFIG_LOCKDEP
 	struct lockdep_map lockdep_map;
 #endif

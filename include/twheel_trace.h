@@ -62,7 +62,7 @@ TRACE_EVENT(callout_start,
 			     __field(bool, rearmed)),
 	    TP_fast_assign(__entry->timer = c;
 			   __entry->function = c->func;
-			   __entry->deadline = c->when;
+			   __entry->deadline = callout_deadline(c);
 			   __entry->expires = expires;
 			   __entry->last = last;
 			   __entry->cpu = cpu;

@@ -115,7 +115,7 @@ static void probe_start(void *data, struct callout *c, u64 expires, u64 last,
 {
 	callout_func_t func = READ_ONCE(c->func);
 	struct rec r = { .ev = EV_START, .func = func, .expires = expires,
-			 .last = last, .deadline = READ_ONCE(c->when),
+			 .last = last, .deadline = callout_when(c),
 			 .cpu = cpu, .rearmed = rearmed };
 	struct trace_ctx *t = data;
 	unsigned long flags;
