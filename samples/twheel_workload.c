@@ -98,6 +98,14 @@ static unsigned long wl_interval(void)
 static void wl_timer_fn(void *arg);
 static void wl_ack_fn(void *arg);
 
+/* Arm @c for @ns from now, with the workload's precision. */
+static void wl_set(struct callout *c, callout_func_t fn, struct flow *f,
+		   u64 ns)
+{
+	setcallout_on(c, fn, f, ns_to_ktime(ns),
+		      div_u64(ns * precision_pct, 100), CALLOUT_CPU_ANY, 0);
+}
+
 /* Arm a flow's timer, and perhaps its ack.  Any context. */
 static void wl_arm(struct flow *f)
 {
@@ -110,12 +118,11 @@ static void wl_arm(struct flow *f)
 	if (bsd)
 		timeout(wl_timer_fn, f, ticks);
 	else
-		setcallout_on(&f->timer, wl_timer_fn, f, ns_to_ktime(ns),
-			      div_u64(ns * precision_pct, 100), CALLOUT_CPU_ANY,
-			      0);
+		wl_set(&f->timer, wl_timer_fn, f, ns);
 	atomic64_inc(&wl.armed);
 	if (get_random_u32_below(100) < stop_pct)
-		setcallout(&f->ack, wl_ack_fn, f, get_random_u32_below(ticks));
+		wl_set(&f->ack, wl_ack_fn, f,
+		       get_random_u32_below(ticks) * twheel_tick_ns());
 }
 
 static void wl_timer_fn(void *arg)
