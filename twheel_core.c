@@ -717,20 +717,24 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_del);
 
 /*
  * How many slots after slot @from of level @n the next busy one is, counting
- * cyclically and @from itself as 0; the level's slot count if none is busy.
+ * cyclically and @from itself as 0, among the @len slots from @from (at
+ * most the level's count); the level's slot count if none is busy.
  */
 static unsigned int busy_distance(const struct twheel *w, unsigned int n,
-				  unsigned int from)
+				  unsigned int from, unsigned int len)
 {
 	unsigned int s = w->size[n];
 	unsigned int first = w->first[n], end = first + s;
+	unsigned int stop = first + from + len;
 	unsigned int i;
 
-	i = find_next_bit(w->busy, end, first + from);
-	if (i < end)
+	i = find_next_bit(w->busy, min(end, stop), first + from);
+	if (i < min(end, stop))
 		return i - (first + from);
-	i = find_next_bit(w->busy, first + from, first);
-	if (i < first + from)
+	if (stop <= end)
+		return s;
+	i = find_next_bit(w->busy, stop - s, first);
+	if (i < stop - s)
 		return i + s - (first + from);
 	return s;
 }
@@ -762,7 +766,7 @@ u64 twheel_next_work(const struct twheel *w)
 		return U64_MAX;
 
 	/* Level 0: the next slot to come round holding entries. */
-	d = busy_distance(w, 0, lvl_slot(w, w->now + 1, 0));
+	d = busy_distance(w, 0, lvl_slot(w, w->now + 1, 0), w->size[0]);
 	if (d < w->size[0])
 		best = w->now + 1 + d;
 
@@ -773,13 +777,46 @@ u64 twheel_next_work(const struct twheel *w)
 		if (!list_empty(&w->drain[n]))
 			return w->now + 1;
 		/* Prefix p + 2 + d is drained from the start of p + 1 + d. */
-		d = busy_distance(w, n, lvl_slot(w, p + 2, n));
+		d = busy_distance(w, n, lvl_slot(w, p + 2, n), w->size[n]);
 		if (d < w->size[n])
 			best = min(best, (p + 1 + d) * w->gran[n]);
 	}
 	return best;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_next_work);
+
+/**
+ * twheel_busy_tick() - a tick of a window on which the wheel has work
+ * @w: the wheel.
+ * @first: the window's first tick, after @w->now.
+ * @last: its last.
+ *
+ * Looks at level 0's busy bits, over the part of the window that level 0
+ * holds: Scheme 7's level 0 holds the ticks up to the end of the next
+ * level-1 slot, each in a slot of its own; Scheme 6's one level holds any
+ * tick, and a busy slot may then hold only entries of a later rotation.
+ * An owner arming an entry with a window puts it on such a tick, to share
+ * the interrupt it takes there anyway (twheel_coalesce()).
+ *
+ * Paper: Appendix A's busy bits, read for a range instead of the next one.
+ *
+ * Return: the first tick from @first to @last whose level-0 slot holds
+ * entries, or %U64_MAX if none does; O(window / BITS_PER_LONG), and at
+ * most level 0's slots.
+ */
+u64 twheel_busy_tick(const struct twheel *w, u64 first, u64 last)
+{
+	unsigned int d, len;
+
+	if (w->top)
+		last = min(last, (lvl_div(w, w->now, 1) + 2) * w->gran[1] - 1);
+	if (last < first || first <= w->now)
+		return U64_MAX;
+	len = min_t(u64, last - first + 1, w->size[0]);
+	d = busy_distance(w, 0, lvl_slot(w, first, 0), len);
+	return d < len ? first + d : U64_MAX;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_busy_tick);
 
 /**
  * twheel_first() - any pending entry, for emptying a wheel

@@ -831,6 +831,21 @@ static struct twheel_base *arm_target(struct callout *c, int cpu)
 }
 
 /*
+ * The tick from @first to @last to arm a callout for on @base: one on
+ * which @base takes an interrupt anyway, the one its hrtimer is set for
+ * or one with work, else the window's roundest (twheel_coalesce()).
+ */
+static u64 coalesce(struct twheel_base *base, u64 first, u64 last)
+{
+	u64 busy = base->programmed;
+
+	lockdep_assert_held(&base->lock);
+	if (busy < first || busy > last)
+		busy = twheel_busy_tick(&base->wheel, first, last);
+	return twheel_coalesce(first, last, busy);
+}
+
+/*
  * Arm @c, a valid handle, with interrupts off: for a tick from @first to
  * @last, chosen by twheel_coalesce(), its deadline @when ns (0: the start
  * of that tick, see callout_deadline()), on @cpu (%CALLOUT_CPU_ANY: where
@@ -878,7 +893,7 @@ static __always_inline int arm_callout(struct callout *c,
 	WRITE_ONCE(c->when, when);
 	wake_idle_wheel(base, now);
 	if (unlikely(last > first))
-		expires = twheel_coalesce(first, last, base->programmed);
+		expires = coalesce(base, first, last);
 	ret |= twheel_add_at(&base->wheel, &c->entry, expires);
 	WARN_ON_ONCE(ret < 0);
 	if (!ret) {
@@ -984,9 +999,9 @@ EXPORT_SYMBOL_GPL(setcallout);
  * @func runs no sooner than the deadline, against ktime_get(), and,
  * unless the machine is overloaded, no later than the deadline plus
  * @precision or one tick, whichever is longer.  Within that window twheel
- * picks the tick: one for which @cpu's interrupt is already coming, else
- * the roundest (twheel_coalesce()), so that callouts with overlapping
- * windows share an interrupt.  FreeBSD's callout_reset_sbt_on() and
+ * picks the tick: one for which @cpu's interrupt is already coming or on
+ * which its wheel already has work, else the roundest (twheel_coalesce()),
+ * so that callouts with overlapping windows share an interrupt.  FreeBSD's callout_reset_sbt_on() and
  * hrtimer_start_range_ns() are the models.
  *
  * If @func is running on another CPU right now, @c stays there, whatever

@@ -228,6 +228,7 @@ int twheel_add(struct twheel *w, struct twheel_entry *e, u64 interval);
 int twheel_add_at(struct twheel *w, struct twheel_entry *e, u64 expires);
 bool twheel_del(struct twheel *w, struct twheel_entry *e);
 u64 twheel_next_work(const struct twheel *w);
+u64 twheel_busy_tick(const struct twheel *w, u64 first, u64 last);
 void twheel_cursor_start(struct twheel *w, struct twheel_cursor *cur);
 struct twheel_entry *twheel_cursor_next(struct twheel *w,
 					struct twheel_cursor *cur,
