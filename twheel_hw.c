@@ -1001,8 +1001,9 @@ EXPORT_SYMBOL_GPL(setcallout);
  * @precision or one tick, whichever is longer.  Within that window twheel
  * picks the tick: one for which @cpu's interrupt is already coming or on
  * which its wheel already has work, else the roundest (twheel_coalesce()),
- * so that callouts with overlapping windows share an interrupt.  FreeBSD's callout_reset_sbt_on() and
- * hrtimer_start_range_ns() are the models.
+ * so that callouts with overlapping windows share an interrupt.
+ * FreeBSD's callout_reset_sbt_on() and hrtimer_start_range_ns() are the
+ * models.
  *
  * If @func is running on another CPU right now, @c stays there, whatever
  * @cpu says, so that its function never runs on two CPUs at once.  A

@@ -41,6 +41,14 @@
 #                         the same boot, before the tree's; BASELINE=REV
 #                         runs twheel_bench.c's twheel facilities, Fig. 9
 #                         and the lone timer, on it as well
+#   bench/twheel_replay.c the kernel's own timer traffic, recorded by
+#                         scripts/record-timers.sh (REPLAY_TRACE, default
+#                         bench/traces/loopback-http.trace.xz), replayed on
+#                         timer_list, hrtimer with and without a range and
+#                         twheel exact and with timer_list's precision, with
+#                         twheel's default scheme; then on twheel alone with
+#                         each scheme of REPLAY_SCHEMES (default 6); about
+#                         20 s of guest time a facility; REPLAY=0 skips it
 #
 # Every module prints its figures as bench/bench_line.h says, and
 # scripts/bench-report.py turns them into report.md, a CSV file per table
@@ -232,6 +240,31 @@ for s in 6 7; do
 	rmmod twheel_cascade
 	rmmod twheel
 done"
+	done
+fi
+
+# The kernel's own timer traffic, from a trace kept in bench/traces/.
+if [ "${REPLAY:-1}" = 0 ]; then
+	note "REPLAY=0: skipping the replay of the kernel's timer traffic"
+else
+	trace=${REPLAY_TRACE:-$TWHEEL_TOP/bench/traces/loopback-http.trace.xz}
+	name=$(basename "$trace")
+	xz -dc "$trace" >"$out/replay.trace" ||
+		die "cannot read the trace $trace (scripts/record-timers.sh records one)"
+	files+=(--file "$out/replay.trace:/lib/twheel/replay.trace")
+	run+="
+r=/lib/twheel/twheel_replay.ko
+insmod $tw scheme=7
+cat /sys/kernel/debug/twheel/config
+insmod \$r name=${name%%.*}
+rmmod twheel_replay
+rmmod twheel"
+	for s in ${REPLAY_SCHEMES-6}; do
+		run+="
+insmod $tw scheme=$s
+insmod \$r name=${name%%.*} facilities=twheel,twheel_precision summary=0
+rmmod twheel_replay
+rmmod twheel"
 	done
 fi
 
