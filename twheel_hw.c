@@ -989,7 +989,8 @@ EXPORT_SYMBOL_GPL(setcallout);
  * @arg: its argument.
  * @when: the deadline: a time of CLOCK_MONOTONIC (ktime_get()) with
  *	%CALLOUT_ABSOLUTE, else a delay from now.  A deadline already past
- *	(a delay of 0 or less) runs on the next tick.
+ *	(a delay of 0 or less) runs on the next tick; an absolute one of 0
+ *	or less is taken as 1 ns.
  * @precision: how late, in ns, @func may run after the deadline; 0 for
  *	exact.
  * @cpu: the CPU to run on, online; or %CALLOUT_CPU_ANY for where

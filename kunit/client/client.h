@@ -24,6 +24,8 @@
  *   client_hotplug.c   a CPU taken offline, and down and up under load
  *   client_burst.c     400,000 due on one tick, interrupts-off measured
  *   client_lock.c      lock-associated callouts
+ *   client_time.c      deadlines in ns, precision, CPUs, CALLOUT_PINNED,
+ *                      callout_forward(), unsetcallout_shutdown()
  *   client_util.c      the probes, waits and checks below; .init, .exit
  *
  * The guest is a software-emulated QEMU, so lateness is bounded only by
@@ -144,6 +146,25 @@ struct hardirq_call {
 	int cpu;
 };
 
+/* The atomic contexts in which no call may wait for a callout's function. */
+enum atomic_where {
+	AT_PREEMPT_OFF,
+	AT_IRQS_OFF,
+	AT_SPINLOCK,
+	AT_BH_OFF,
+	AT_HARDIRQ,
+};
+
+#define NR_ATOMIC_WHERE	(AT_HARDIRQ + 1)
+
+/* One of them, named for the case's parameter row: atomic_cases[]. */
+struct atomic_case {
+	enum atomic_where where;
+	const char *desc;
+};
+
+extern const struct atomic_case atomic_cases[NR_ATOMIC_WHERE];
+
 /* Delays in ticks, named for the case's parameter row. */
 struct ticks_case {
 	unsigned long ticks;
@@ -211,6 +232,8 @@ void periodic_fn(void *arg);
 int arm_on(int cpu, struct remote_arm *r);
 struct probe *alloc_many(struct kunit *test, int n);
 void run_hardirq(struct kunit *test, void (*fn)(void *), void *data);
+void run_in(struct kunit *test, enum atomic_where where,
+	    void (*fn)(void *), void *data);
 void need_two_cpus(struct kunit *test);
 int client_init(struct kunit *test);
 int client_init_own(struct kunit *test, size_t size, void (*setup)(void *own));

@@ -10,52 +10,11 @@
 
 #include <kunit/test.h>
 #include <linux/atomic.h>
-#include <linux/bottom_half.h>
 #include <linux/errno.h>
-#include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
-#include <linux/preempt.h>
-#include <linux/spinlock.h>
 
 #include "client.h"
-
-/* The atomic contexts unsetcallout_sync() must refuse. */
-enum atomic_where { AT_PREEMPT_OFF, AT_IRQS_OFF, AT_SPINLOCK, AT_BH_OFF, AT_HARDIRQ };
-
-static DEFINE_SPINLOCK(client_lock);
-
-static void run_in(struct kunit *test, enum atomic_where where,
-		   void (*fn)(void *), void *data)
-{
-	unsigned long flags;
-
-	switch (where) {
-	case AT_PREEMPT_OFF:
-		preempt_disable();
-		fn(data);
-		preempt_enable();
-		break;
-	case AT_IRQS_OFF:
-		local_irq_save(flags);
-		fn(data);
-		local_irq_restore(flags);
-		break;
-	case AT_SPINLOCK:
-		spin_lock(&client_lock);
-		fn(data);
-		spin_unlock(&client_lock);
-		break;
-	case AT_BH_OFF:
-		local_bh_disable();
-		fn(data);
-		local_bh_enable();
-		break;
-	case AT_HARDIRQ:
-		run_hardirq(test, fn, data);
-		break;
-	}
-}
 
 /* What setcallout_in_hardirq_context() does in a hard hrtimer. */
 struct hardirq_ops {
@@ -224,19 +183,6 @@ static void try_sync_fn(void *data)
 		s->after[i] = callout_pending(s->c[i]);
 	}
 }
-
-struct atomic_case {
-	enum atomic_where where;
-	const char *desc;
-};
-
-static const struct atomic_case atomic_cases[] = {
-	{ AT_PREEMPT_OFF, "preemption disabled" },
-	{ AT_IRQS_OFF, "interrupts disabled" },
-	{ AT_SPINLOCK, "spinlock held" },
-	{ AT_BH_OFF, "bottom halves disabled" },
-	{ AT_HARDIRQ, "hardirq (hard hrtimer)" },
-};
 
 KUNIT_ARRAY_PARAM_DESC(atomic, atomic_cases, desc);
 

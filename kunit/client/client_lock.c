@@ -184,11 +184,11 @@ struct bad_flags_case {
 };
 
 static const struct bad_flags_case bad_flags_cases[] = {
-	{ 0x2, false, "spinlock, 0x2" },
-	{ 0x2, true, "raw spinlock, 0x2" },
-	{ 0x3, false, "spinlock, RETURNUNLOCKED | 0x2" },
-	{ 0x3, true, "raw spinlock, RETURNUNLOCKED | 0x2" },
 	{ 0x4, false, "spinlock, 0x4" },
+	{ 0x4, true, "raw spinlock, 0x4" },
+	{ 0x5, false, "spinlock, RETURNUNLOCKED | 0x4" },
+	{ 0x6, true, "raw spinlock, PINNED | 0x4" },
+	{ 0x7, false, "spinlock, RETURNUNLOCKED | PINNED | 0x4" },
 	{ 0x80000000, true, "raw spinlock, the top bit" },
 	{ ~0U, false, "spinlock, every bit" },
 	{ ~0U, true, "raw spinlock, every bit" },
@@ -197,8 +197,9 @@ static const struct bad_flags_case bad_flags_cases[] = {
 KUNIT_ARRAY_PARAM_DESC(bad_flags, bad_flags_cases, desc);
 
 /*
- * Any flag but CALLOUT_RETURNUNLOCKED is -EINVAL, for either lock type,
- * and nothing changes: a handle never initialised stays so.
+ * Any flag but CALLOUT_RETURNUNLOCKED and CALLOUT_PINNED is -EINVAL, for
+ * either lock type, and nothing changes: a handle never initialised stays
+ * so.
  */
 static void callout_init_lock_rejects_unknown_flags(struct kunit *test)
 {
@@ -212,8 +213,10 @@ static void callout_init_lock_rejects_unknown_flags(struct kunit *test)
 	ret = bc->raw ? callout_init_raw_lock(stray, &lk->raw_lock, bc->flags) :
 			callout_init_lock(stray, &lk->lock, bc->flags);
 	KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "flags %#x", bc->flags);
-	KUNIT_EXPECT_EQ(test, setcallout(&stray->c, lockc_fn, &lk->arm[0], 0),
-			-EINVAL);
+	/* Far, and cancelled, should it arm after all. */
+	KUNIT_EXPECT_EQ(test, setcallout(&stray->c, lockc_fn, &lk->arm[0],
+					 far_ticks()), -EINVAL);
+	unsetcallout_sync(&stray->c);
 }
 
 /*

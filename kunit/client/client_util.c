@@ -8,9 +8,11 @@
 
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/bottom_half.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
+#include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -19,6 +21,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/spinlock.h>
 
 #include "client.h"
 
@@ -253,6 +256,49 @@ void run_hardirq(struct kunit *test, void (*fn)(void *), void *data)
 	KUNIT_ASSERT_TRUE_MSG(test, fired, "the hard hrtimer did not fire");
 	KUNIT_ASSERT_TRUE_MSG(test, hc->hardirq,
 			      "the hard hrtimer did not run in hardirq context");
+}
+
+const struct atomic_case atomic_cases[NR_ATOMIC_WHERE] = {
+	{ AT_PREEMPT_OFF, "preemption disabled" },
+	{ AT_IRQS_OFF, "interrupts disabled" },
+	{ AT_SPINLOCK, "spinlock held" },
+	{ AT_BH_OFF, "bottom halves disabled" },
+	{ AT_HARDIRQ, "hardirq (hard hrtimer)" },
+};
+
+static DEFINE_SPINLOCK(client_lock);
+
+/* Call @fn(@data) in the atomic context @where. */
+void run_in(struct kunit *test, enum atomic_where where,
+	    void (*fn)(void *), void *data)
+{
+	unsigned long flags;
+
+	switch (where) {
+	case AT_PREEMPT_OFF:
+		preempt_disable();
+		fn(data);
+		preempt_enable();
+		break;
+	case AT_IRQS_OFF:
+		local_irq_save(flags);
+		fn(data);
+		local_irq_restore(flags);
+		break;
+	case AT_SPINLOCK:
+		spin_lock(&client_lock);
+		fn(data);
+		spin_unlock(&client_lock);
+		break;
+	case AT_BH_OFF:
+		local_bh_disable();
+		fn(data);
+		local_bh_enable();
+		break;
+	case AT_HARDIRQ:
+		run_hardirq(test, fn, data);
+		break;
+	}
 }
 
 void need_two_cpus(struct kunit *test)
