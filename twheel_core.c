@@ -327,7 +327,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_level);
 
 /**
  * twheel_coalesce() - the tick to arm an entry for, within its window
- * @first: the earliest tick the entry may run on.
+ * @first: the earliest tick the entry may run on, at least 1 (a tick
+ *	after some wheel's clock).
  * @last: the latest; not after @first means exactly @first.
  * @busy: a tick on which the owner already has an interrupt coming
  *	(%U64_MAX for none).
