@@ -921,17 +921,26 @@ unlock:
 }
 
 /*
+ * The last tick an arming for @when ns with @precision may run on: the
+ * last that begins by @when + @precision.  @when is at most %KTIME_MAX,
+ * and so is the sum.
+ */
+static u64 window_last(u64 when, u64 precision)
+{
+	return ns_to_tick(when + min_t(u64, precision, KTIME_MAX - when));
+}
+
+/*
  * The ticks an arming for @when ns with @precision may run on, the clock
  * having read @now_ns: the first tick after the current one (@now) that
- * begins at or after @when, and the last that begins by @when +
- * @precision.  @when is at most %KTIME_MAX, and so is their sum.
+ * begins at or after @when, and window_last().
  */
 static void arm_window(u64 now_ns, u64 when, u64 precision, u64 *now,
 		       u64 *first, u64 *last)
 {
 	*now = ns_to_tick(now_ns);
 	*first = max(ns_to_tick(when + tick_ns - 1), *now + 1);
-	*last = ns_to_tick(when + min_t(u64, precision, KTIME_MAX - when));
+	*last = window_last(when, precision);
 }
 
 /**
@@ -1360,8 +1369,7 @@ int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
 	when = 0;
 	if (unlikely(precision)) {
 		when = tick_to_ktime(due);
-		last = ns_to_tick(when + min_t(u64, precision,
-					       KTIME_MAX - when));
+		last = window_last(when, precision);
 	}
 	return arm_callout(c, func, arg, now, due, last, when,
 			   CALLOUT_CPU_ANY, 0);
