@@ -76,8 +76,16 @@ class Suite:
         self.indent = indent
         self.plan = None
         self.cases = {'ok': 0, 'not ok': 0, 'skip': 0}
-        self.failed_cases = []
+        self.failed_cases = []     # (name, the case's first diagnostics)
+        self.diag = []             # diagnostics since the last case ended
         self.result = None
+
+
+def first_failure(diag):
+    """The lines of a failed case's first failed expectation, at most 8."""
+    starts = [i for i, d in enumerate(diag) if 'FAILED at' in d] + [None]
+    return diag[starts[0]:starts[1]][:8] if starts[0] is not None else \
+        diag[-8:]
 
 
 def strip(line):
@@ -143,6 +151,12 @@ def parse(lines):
         if current is None:
             continue
 
+        if not RESULT.match(body) and not PLAN.match(body) and \
+                not SUBTEST.match(body) and not body.startswith('KTAP'):
+            # A failed expectation's lines ("# case: EXPECTATION FAILED
+            # at ...", then "Expected ...").
+            current.diag.append(body.lstrip('# '))
+
         m = PLAN.match(body)
         if m and indent == current.indent and current.plan is None:
             current.plan = int(m.group(1))
@@ -160,7 +174,9 @@ def parse(lines):
             else:
                 current.cases[status] += 1
                 if status == 'not ok':
-                    current.failed_cases.append(name)
+                    current.failed_cases.append((name, first_failure(
+                        current.diag)))
+            current.diag = []
         elif indent < current.indent and name == current.name:
             current.result = 'skip' if skipped else status
             current = None
@@ -199,7 +215,7 @@ def main():
             'skipped' if s.result == 'skip' else 'FAILED'
         print(f'{tag}{s.name}: {c["ok"]} passed, {c["not ok"]} failed, '
               f'{c["skip"]} skipped: {verdict}')
-        for name in s.failed_cases:
+        for name, _ in s.failed_cases:
             print(f'{tag}  failed case: {name}')
         if s.result is None:
             problems.append(f'suite {s.name} did not finish')
@@ -228,8 +244,16 @@ def main():
             print(f'{tag}problem: {kind}: (more lines in {args.log})')
 
     if args.counts:
+        # make check repeats the failures beside its totals, so that the
+        # last lines of a long run say what failed and why.
         with open(args.counts, 'a') as f:
             f.write(f'{passed} {failed} {skipped}\n')
+            for s in suites:
+                for name, diag in s.failed_cases:
+                    f.write(f'failed: {tag}{s.name}.{name}\n')
+                    f.writelines(f'failed:     {d}\n' for d in diag)
+            for p in problems[:3]:
+                f.write(f'failed: {tag}problem: {p[:200]}\n')
 
     if args.health_only:
         print(f'{tag}console: ' + ('clean' if not problems else

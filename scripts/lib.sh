@@ -110,7 +110,8 @@ run_suites() {
 # Print "N passed, N failed" (", N skipped" when some were) summed over the
 # runs counted in file $1.
 print_counts() {
-	awk '{ p += $1; f += $2; s += $3 }
+	awk '/^failed: / { print; next }
+	     { p += $1; f += $2; s += $3 }
 	     END { printf "%d passed, %d failed%s\n", p, f,
 		   s ? sprintf(", %d skipped", s) : "" }' "$1"
 }
