@@ -1062,6 +1062,14 @@ static void pin_step(struct kunit *test, struct pinned *p, int i, int from,
 			    "%s, from CPU %d: ran on CPU %d", what, from,
 			    p->cpu[i]);
 	KUNIT_EXPECT_TRUE_MSG(test, p->held[i], "%s: not under its lock", what);
+	/*
+	 * The run counts itself before it returns, and twheel releases the
+	 * lock and sees it returned after that: wait for it (nothing is
+	 * pending), or the next arming can find the function still running
+	 * on its CPU and keep the callout there, as it must.
+	 */
+	KUNIT_EXPECT_EQ_MSG(test, unsetcallout_sync(&p->lc.c), 0,
+			    "%s: pending after its run", what);
 }
 
 static const struct pin_kind pin_kinds[] = {
