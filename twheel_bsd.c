@@ -572,7 +572,7 @@ static void twheel_htab_grow(struct work_struct *work)
 }
 
 /**
- * timeout() - BSD: call func(arg) after some ticks
+ * twheel_timeout() - BSD timeout(): call func(arg) after some ticks
  * @func: the function; it runs in softirq context.
  * @arg: its argument.
  * @ticks: as for setcallout().
@@ -594,7 +594,7 @@ static void twheel_htab_grow(struct work_struct *work)
  * or -%EINVAL if @func is %NULL or @ticks is over %CALLOUT_MAX_TICKS;
  * nothing is armed on error.
  */
-int timeout(callout_func_t func, void *arg, unsigned long ticks)
+int twheel_timeout(callout_func_t func, void *arg, unsigned long ticks)
 {
 	struct twheel_timeout **head, **link;
 	struct twheel_stripe *s;
@@ -644,10 +644,10 @@ int timeout(callout_func_t func, void *arg, unsigned long ticks)
 		schedule_work(&twheel_grow_work);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(timeout);
+EXPORT_SYMBOL_GPL(twheel_timeout);
 
 /**
- * untimeout() - BSD: cancel a callout armed by timeout()
+ * twheel_untimeout() - BSD untimeout(): cancel a callout of timeout()
  * @func: its function.
  * @arg: its argument.
  *
@@ -662,7 +662,7 @@ EXPORT_SYMBOL_GPL(timeout);
  * Context: any, including hardirq context.
  * Return: %1 if a pending callout was cancelled, %0 if none matched.
  */
-int untimeout(callout_func_t func, void *arg)
+int twheel_untimeout(callout_func_t func, void *arg)
 {
 	u32 h = hash_key(func, arg);
 	struct twheel_stripe *s = stripe(h);
@@ -684,7 +684,7 @@ int untimeout(callout_func_t func, void *arg)
 		kmem_cache_free(twheel_timeout_cache, found);
 	return 1;
 }
-EXPORT_SYMBOL_GPL(untimeout);
+EXPORT_SYMBOL_GPL(twheel_untimeout);
 
 /**
  * twheel_timeout_release() - take back a timeout() callout that is done

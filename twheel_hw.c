@@ -221,6 +221,9 @@ static_assert(!((CALLOUT_CPU | CALLOUT_MOVING | CALLOUT_TIMEOUT |
 		 CALLOUT_TRACKED | CALLOUT_LOCKED | CALLOUT_RAW |
 		 CALLOUT_UNLOCKS | CALLOUT_STAYS | CALLOUT_SHUT) &
 		CALLOUT_MAGIC));
+/* DEFINE_CALLOUT()'s handles carry the magic number, on CPU 0. */
+static_assert(__CALLOUT_OWNER_STATIC ==
+	      (u32)CALLOUT_MAGIC_VALUE << __bf_shf(CALLOUT_MAGIC));
 /* Every CPU the kernel can have fits the owner's CPU field. */
 static_assert(BIT(CALLOUT_CPU_BITS) >= CONFIG_NR_CPUS);
 /* The tick clock stays below the wheels' limit at any allowed tick. */
@@ -846,34 +849,61 @@ static u64 coalesce(struct twheel_base *base, u64 first, u64 last)
 }
 
 /*
+ * Whether an arming for deadline @when with setcallout_on()'s conditions
+ * @how goes ahead on @c, whose base @base is locked: -1 if it does, else
+ * what the call returns, nothing changed.  Pending here is what
+ * unsetcallout() would cancel.
+ */
+static int arm_condition(struct twheel_base *base, struct callout *c,
+			 unsigned int how, u64 when)
+{
+	bool pending = c->entry.slot != TWHEEL_SLOT_IDLE ||
+		       (base->running == c && base->run_pending);
+
+	if (!pending)
+		return how & CALLOUT_IF_PENDING ? 0 : -1;
+	if ((how & CALLOUT_IF_SOONER) && callout_deadline(c) <= when)
+		return 1;
+	return -1;
+}
+
+/*
  * Arm @c, a valid handle, with interrupts off: for a tick from @first to
  * @last, chosen by twheel_coalesce(), its deadline @when ns (0: the start
  * of that tick, see callout_deadline()), on @cpu (%CALLOUT_CPU_ANY: where
- * setcallout() puts it); @now is the tick in which the caller read the
- * clock.  Every arming comes here: timeout() under the lock of its hash
- * chain.  Inlined, so that setcallout(), which names no CPU and takes no
- * window, pays for neither.
+ * setcallout() puts it), if setcallout_on()'s conditions @how allow; @now
+ * is the tick in which the caller read the clock.  Every arming comes
+ * here: timeout() under the lock of its hash chain.  Inlined, so that
+ * setcallout(), which names no CPU, takes no window and sets no
+ * condition, pays for none of them.
  *
  * Return: as setcallout(); -%ENODEV if @cpu is offline, @shut if @c was
- * shut down, both with nothing changed.
+ * shut down, both with nothing changed; arm_condition()'s answer if it
+ * refused.
  */
 static __always_inline int arm_callout(struct callout *c,
 				       callout_func_t func, void *arg,
 				       u64 now, u64 first, u64 last, u64 when,
-				       int cpu, int shut)
+				       int cpu, unsigned int how, int shut)
 {
 	struct twheel_base *base, *target;
 	u64 expires = first;
 	int ret = 0;
 
 	base = lock_callout_base_irqoff(c);
-	if (likely(cpu == CALLOUT_CPU_ANY &&
+	if (likely(cpu == CALLOUT_CPU_ANY && !how &&
 		   !(c->entry.owner & (CALLOUT_STAYS | CALLOUT_SHUT)))) {
 		target = this_cpu_ptr(twheel_bases);
 	} else if (c->entry.owner & CALLOUT_SHUT) {
 		ret = shut;
 		goto unlock;
 	} else {
+		if (how) {
+			ret = arm_condition(base, c, how, when);
+			if (ret >= 0)
+				goto unlock;
+			ret = 0;
+		}
 		target = arm_target(c, cpu);
 		if (!target) {
 			ret = -ENODEV;
@@ -984,7 +1014,8 @@ int setcallout(struct callout *c, callout_func_t func, void *arg,
 	local_irq_save(flags);
 	now = current_tick();
 	due = now + ticks + 1;
-	ret = arm_callout(c, func, arg, now, due, due, 0, CALLOUT_CPU_ANY, 0);
+	ret = arm_callout(c, func, arg, now, due, due, 0, CALLOUT_CPU_ANY, 0,
+			  0);
 	local_irq_restore(flags);
 	return ret;
 }
@@ -1004,7 +1035,10 @@ EXPORT_SYMBOL_GPL(setcallout);
  *	exact.
  * @cpu: the CPU to run on, online; or %CALLOUT_CPU_ANY for where
  *	setcallout() would put it.
- * @flags: 0 or %CALLOUT_ABSOLUTE.
+ * @flags: %CALLOUT_ABSOLUTE, and the conditions %CALLOUT_IF_PENDING (arm
+ *	@c only if it is pending, as mod_timer_pending()) and
+ *	%CALLOUT_IF_SOONER (leave a pending @c due no later than the new
+ *	deadline as it is, as timer_reduce()); or 0.
  *
  * @func runs no sooner than the deadline, against ktime_get(), and,
  * unless the machine is overloaded, no later than the deadline plus
@@ -1021,8 +1055,9 @@ EXPORT_SYMBOL_GPL(setcallout);
  * keeping its tick.
  *
  * Context: any, including hardirq context and @c's own function.
- * Return: %1 if @c was pending (it has been re-armed), %0 if not or if
- * @c was shut down (nothing is armed); -%EINVAL if @c or @func is %NULL,
+ * Return: %1 if @c was pending (it has been re-armed, or left as it was
+ * by %CALLOUT_IF_SOONER), %0 if not or if @c was shut down (nothing is
+ * armed, nor with %CALLOUT_IF_PENDING); -%EINVAL if @c or @func is %NULL,
  * @c was never initialised, @cpu is not a possible CPU or @flags has an
  * unknown bit; -%ENODEV if @cpu is not online.  Nothing changes on error.
  */
@@ -1033,7 +1068,9 @@ int setcallout_on(struct callout *c, callout_func_t func, void *arg,
 	unsigned long irqflags;
 	int ret;
 
-	if (!c || !func || !callout_valid(c) || (flags & ~CALLOUT_ABSOLUTE) ||
+	if (!c || !func || !callout_valid(c) ||
+	    (flags & ~(CALLOUT_ABSOLUTE | CALLOUT_IF_PENDING |
+		       CALLOUT_IF_SOONER)) ||
 	    (cpu != CALLOUT_CPU_ANY &&
 	     (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu))))
 		return -EINVAL;
@@ -1045,7 +1082,8 @@ int setcallout_on(struct callout *c, callout_func_t func, void *arg,
 	else
 		deadline = now_ns + min_t(u64, when, KTIME_MAX - now_ns);
 	arm_window(now_ns, deadline, precision, &now, &first, &last);
-	ret = arm_callout(c, func, arg, now, first, last, deadline, cpu, 0);
+	ret = arm_callout(c, func, arg, now, first, last, deadline, cpu,
+			  flags & (CALLOUT_IF_PENDING | CALLOUT_IF_SOONER), 0);
 	local_irq_restore(irqflags);
 	return ret;
 }
@@ -1099,7 +1137,7 @@ s64 callout_forward(struct callout *c, u64 period, u64 precision)
 		goto out;
 	arm_window(now_ns, when, precision, &now, &first, &last);
 	ret = arm_callout(c, func, arg, now, first, last, when,
-			  CALLOUT_CPU_ANY, -ESHUTDOWN);
+			  CALLOUT_CPU_ANY, 0, -ESHUTDOWN);
 out:
 	local_irq_restore(flags);
 	if (ret == -ESHUTDOWN)
@@ -1372,7 +1410,7 @@ int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
 		last = window_last(when, precision);
 	}
 	return arm_callout(c, func, arg, now, due, last, when,
-			   CALLOUT_CPU_ANY, 0);
+			   CALLOUT_CPU_ANY, 0, 0);
 }
 
 /*

@@ -25,13 +25,18 @@
  *   unsetcallout_sync()   cancel it and wait for a running func to return
  *   unsetcallout_shutdown()  that, and every later arming is a no-op
  *   callout_pending()     is a handle armed?
+ *   DEFINE_CALLOUT()      a handle at file scope, ready without callout_init()
  *   timeout()             BSD: arm func(arg), no handle (twheel allocates)
  *   untimeout()           BSD: cancel one pending func(arg), found by hash
  *   twheel_tick_ns()      the length of one tick
  *   twheel_ns_to_ticks()  nanoseconds to ticks, rounded up
  *
- * The exported symbols carry no prefix: these are the names modules link
- * against.  Build a client against twheel's Module.symvers (README.md).
+ * timeout() and untimeout() are the BSD names, for BSD code; they call
+ * twheel_timeout() and twheel_untimeout().  A file that has a name of its
+ * own called timeout (a "static int timeout" module parameter, say)
+ * defines TWHEEL_NO_BSD_NAMES before including this header and uses the
+ * prefixed names; twheel_timer.h never brings the BSD names in.  Build a
+ * client against twheel's Module.symvers (README.md).
  */
 #ifndef _TWHEEL_H
 #define _TWHEEL_H
@@ -41,6 +46,7 @@
 #include <linux/limits.h>
 #include <linux/lockdep.h>
 #include <linux/spinlock_types.h>
+#include <linux/stringify.h>
 #include <linux/types.h>
 
 #include "twheel_entry.h"
@@ -80,6 +86,47 @@ struct callout {
  */
 #define CALLOUT_RETURNUNLOCKED	0x1
 #define CALLOUT_PINNED		0x2
+
+/*
+ * The owner word of a handle set up at build time: twheel's mark of an
+ * initialised handle (twheel_hw.c checks it against its own), on CPU 0.
+ */
+#define __CALLOUT_OWNER_STATIC	0xc7000000U
+
+/* Where a handle set up at build time is defined: its lockdep class. */
+#define __CALLOUT_SITE		__FILE__ ":" __stringify(__LINE__)
+
+#ifdef CONFIG_LOCKDEP
+#define __CALLOUT_LOCKDEP_INIT						\
+	.lockdep_map = STATIC_LOCKDEP_MAP_INIT(__CALLOUT_SITE, &__CALLOUT_SITE),
+#else
+#define __CALLOUT_LOCKDEP_INIT
+#endif
+
+/**
+ * CALLOUT_INITIALIZER - a handle's value, set up at build time
+ *
+ * As callout_init() leaves a handle, for one with static storage; its
+ * list node is not used while it is not pending.  Debug objects do not
+ * track such a handle, as they do not track one on the stack.
+ */
+#define CALLOUT_INITIALIZER {						\
+		.entry = {						\
+			.slot = TWHEEL_SLOT_IDLE,			\
+			.owner = __CALLOUT_OWNER_STATIC,		\
+		},							\
+		__CALLOUT_LOCKDEP_INIT					\
+	}
+
+/**
+ * DEFINE_CALLOUT() - define a callout handle at file scope, ready for use
+ * @_name: the handle's name.
+ *
+ * For a handle with static storage, which then needs no callout_init()
+ * (as DEFINE_TIMER() for a timer_list).
+ */
+#define DEFINE_CALLOUT(_name)						\
+	struct callout _name = CALLOUT_INITIALIZER
 
 int __callout_init(struct callout *c, unsigned int flags, const char *name,
 		   struct lock_class_key *key);
@@ -195,8 +242,14 @@ int __callout_init_lock(struct callout_locked *lc, void *lock, bool raw,
 /*
  * setcallout_on() flags.  CALLOUT_ABSOLUTE: @when is a time of
  * CLOCK_MONOTONIC (ktime_get()), not a delay from now.
+ * CALLOUT_IF_PENDING: arm only a pending callout (mod_timer_pending());
+ * one that is not stays so, and the call returns 0.
+ * CALLOUT_IF_SOONER: leave a pending callout whose deadline is not later
+ * than the new one as it is, and return 1 (timer_reduce()).
  */
 #define CALLOUT_ABSOLUTE	0x1
+#define CALLOUT_IF_PENDING	0x2
+#define CALLOUT_IF_SOONER	0x4
 
 /* setcallout_on()'s @cpu for "where setcallout() would put it". */
 #define CALLOUT_CPU_ANY		(-1)
@@ -270,6 +323,25 @@ static inline int setcallout_at(struct callout *c, callout_func_t func,
 }
 
 /**
+ * twheel_jiffies_delay() - the delay until a jiffies deadline, in ns
+ * @expires: the jiffies value, as mod_timer() takes it.
+ *
+ * Context: any.
+ * Return: (@expires - jiffies) jiffies of %TICK_NSEC, 0 for a deadline
+ * not after jiffies now, %KTIME_MAX for one too far to count in ns.
+ */
+static inline ktime_t twheel_jiffies_delay(unsigned long expires)
+{
+	long left = (long)(expires - jiffies);
+
+	if (left <= 0)
+		return 0;
+	if ((unsigned long)left > KTIME_MAX / TICK_NSEC)
+		return KTIME_MAX;
+	return (u64)left * TICK_NSEC;
+}
+
+/**
  * setcallout_jiffies() - arm a callout for a jiffies deadline
  * @c: the handle.
  * @func: the function to call; it runs in softirq context.
@@ -278,8 +350,9 @@ static inline int setcallout_at(struct callout *c, callout_func_t func,
  *	not after jiffies now runs on the next tick.
  *
  * @func runs no sooner than (@expires - jiffies) jiffies of %TICK_NSEC
- * after this call, so never before a timer_list timer armed with @expires
- * would, and within one tick after that.
+ * after this call, and within one tick after that; a timer_list timer
+ * armed with @expires would wait for the jiffies tick after the one where
+ * jiffies reaches @expires (twheel_timer.h says more).
  *
  * Context: any but NMI.
  * Return: as setcallout_on().
@@ -287,15 +360,12 @@ static inline int setcallout_at(struct callout *c, callout_func_t func,
 static inline int setcallout_jiffies(struct callout *c, callout_func_t func,
 				     void *arg, unsigned long expires)
 {
-	long left = (long)(expires - jiffies);
-
-	return setcallout_on(c, func, arg,
-			     left > 0 ? ns_to_ktime((u64)left * TICK_NSEC) : 0,
-			     0, CALLOUT_CPU_ANY, 0);
+	return setcallout_on(c, func, arg, twheel_jiffies_delay(expires), 0,
+			     CALLOUT_CPU_ANY, 0);
 }
 
-int timeout(callout_func_t func, void *arg, unsigned long ticks);
-int untimeout(callout_func_t func, void *arg);
+int twheel_timeout(callout_func_t func, void *arg, unsigned long ticks);
+int twheel_untimeout(callout_func_t func, void *arg);
 
 u64 twheel_tick_ns(void);
 unsigned long twheel_ns_to_ticks(u64 ns);
@@ -308,3 +378,42 @@ unsigned long twheel_ns_to_ticks(u64 ns);
 #define CALLOUT_MAX_TICKS	(ULONG_MAX >> 3)
 
 #endif /* _TWHEEL_H */
+
+/*
+ * The BSD names, outside the guard above: a file that included
+ * twheel_timer.h (which leaves them out) and then this header has them.
+ */
+#if !defined(TWHEEL_NO_BSD_NAMES) && !defined(_TWHEEL_BSD_NAMES)
+#define _TWHEEL_BSD_NAMES
+
+/**
+ * timeout() - arm func(arg) after whole ticks, with no handle (BSD)
+ * @func: the function.
+ * @arg: its argument.
+ * @ticks: as setcallout()'s.
+ *
+ * twheel_timeout() under its BSD name.
+ *
+ * Context: as twheel_timeout().
+ * Return: as twheel_timeout().
+ */
+static inline int timeout(callout_func_t func, void *arg, unsigned long ticks)
+{
+	return twheel_timeout(func, arg, ticks);
+}
+
+/**
+ * untimeout() - cancel one pending timeout() of func(arg) (BSD)
+ * @func: the function.
+ * @arg: its argument.
+ *
+ * twheel_untimeout() under its BSD name.
+ *
+ * Context: as twheel_untimeout().
+ * Return: as twheel_untimeout().
+ */
+static inline int untimeout(callout_func_t func, void *arg)
+{
+	return twheel_untimeout(func, arg);
+}
+#endif

@@ -633,6 +633,34 @@ static void callout_when_not_pending_is_ktime_max(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, callout_remaining(&t->c), KTIME_MAX);
 }
 
+/*
+ * A jiffies deadline too far to count in ns is armed for KTIME_MAX, not
+ * for what the product wraps to: the first delay is the least whose ns
+ * pass U64_MAX, which wrapped to under a jiffy, the next the longest a
+ * jiffies difference can say.
+ */
+static void setcallout_jiffies_far_never_wraps(struct kunit *test)
+{
+	static const unsigned long far[] = {
+		U64_MAX / TICK_NSEC + 1, LONG_MAX,
+	};
+	struct tprobe *t = own(test)->t;
+	ktime_t when;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(far); i++) {
+		KUNIT_ASSERT_EQ(test, setcallout_jiffies(&t->c, tprobe_fn, t,
+							 jiffies + far[i]), 0);
+		when = callout_when(&t->c);
+		KUNIT_EXPECT_TRUE(test, callout_pending(&t->c));
+		KUNIT_EXPECT_EQ_MSG(test, when, KTIME_MAX,
+				    "%lu jiffies off: deadline in %lld ns", far[i],
+				    ktime_to_ns(ktime_sub(when, ktime_get())));
+		KUNIT_EXPECT_EQ(test, unsetcallout(&t->c), 1);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->runs), 0);
+}
+
 static void when_rearm_fn(void *arg)
 {
 	struct when_rearm *w = arg;
@@ -837,10 +865,11 @@ static const struct bad_on_case bad_on_cases[] = {
 	{ .cpu = INT_MAX, .desc = "cpu INT_MAX" },
 	{ .cpu = -2, .desc = "cpu -2" },
 	{ .cpu = INT_MIN, .desc = "cpu INT_MIN" },
-	{ .cpu = CALLOUT_CPU_ANY, .flags = 0x2, .desc = "flags 0x2" },
-	{ .cpu = CALLOUT_CPU_ANY, .flags = CALLOUT_ABSOLUTE | 0x2,
-	  .desc = "flags CALLOUT_ABSOLUTE | 0x2" },
-	{ .cpu = 0, .flags = 0x4, .desc = "cpu 0, flags 0x4" },
+	{ .cpu = CALLOUT_CPU_ANY, .flags = 0x8, .desc = "flags 0x8" },
+	{ .cpu = CALLOUT_CPU_ANY, .flags = CALLOUT_ABSOLUTE | 0x8,
+	  .desc = "flags CALLOUT_ABSOLUTE | 0x8" },
+	{ .cpu = 0, .flags = CALLOUT_IF_PENDING | 0x10,
+	  .desc = "cpu 0, flags CALLOUT_IF_PENDING | 0x10" },
 	{ .cpu = CALLOUT_CPU_ANY, .flags = 0x80000000, .desc = "the top flag" },
 	{ .cpu = CALLOUT_CPU_ANY, .flags = ~0U, .desc = "every flag" },
 };
@@ -1710,6 +1739,7 @@ static struct kunit_case time_cases[] = {
 	KUNIT_CASE_PARAM(callout_when_reads_deadline_while_pending,
 			 when_gen_params),
 	KUNIT_CASE(callout_when_not_pending_is_ktime_max),
+	KUNIT_CASE(setcallout_jiffies_far_never_wraps),
 	KUNIT_CASE(callout_when_in_own_function_after_rearm),
 	KUNIT_CASE_SLOW(setcallout_on_many_deadlines_never_early),
 	KUNIT_CASE(setcallout_on_cpu_runs_there),

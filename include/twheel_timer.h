@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel_timer.h - timer_list's interface, on twheel's callouts.
+ *
+ * For moving a module off struct timer_list with the least change: each
+ * call of <linux/timer.h> has its twin here, with the same arguments, the
+ * same return values and the same context rules, so that a conversion is
+ * a change of names (scripts/twheel.cocci makes it):
+ *
+ *   struct timer_list            struct twheel_timer
+ *   timer_setup()                twheel_timer_setup()
+ *   DEFINE_TIMER()               DEFINE_TWHEEL_TIMER()
+ *   from_timer(),
+ *   timer_container_of()         twheel_from_timer()
+ *   mod_timer()                  twheel_mod_timer()
+ *   mod_timer_pending()          twheel_mod_timer_pending()
+ *   timer_reduce()               twheel_timer_reduce()
+ *   add_timer()                  twheel_add_timer()
+ *   add_timer_on()               twheel_add_timer_on()
+ *   del_timer(), timer_delete()  twheel_timer_delete()
+ *   del_timer_sync(),
+ *   timer_delete_sync()          twheel_timer_delete_sync()
+ *   timer_shutdown_sync()        twheel_timer_shutdown_sync()
+ *   timer_pending()              twheel_timer_pending()
+ *
+ * The fields a timer's owner may use are timer_list's: @function and
+ * @expires.  What differs from timer_list:
+ *
+ * - Exact expiry.  A timer armed for @expires runs no sooner than
+ *   (@expires - jiffies) jiffies of %TICK_NSEC after the arming call,
+ *   jiffies as that call reads it, and, unless the machine is
+ *   overloaded, within one twheel tick after that (twheel_tick_ns(), 1 ms
+ *   by default).  timer_list runs it on the jiffies tick after the one
+ *   where jiffies reaches @expires (it rounds up, so that the delay is
+ *   whole even from the start of the current jiffy), and, beyond 63
+ *   jiffies, up to 12.5% of the delay later still (its wheel's
+ *   granularity).  So a converted timer runs up to a jiffy sooner than
+ *   the timer_list one (more for long timers), never sooner than the
+ *   delay asked.  A delay computed from jiffies read before a tick and
+ *   armed after it counts from the later jiffy, and comes one jiffy
+ *   short, as with any call that takes a time relative to now.
+ * - %TIMER_DEFERRABLE: twheel does not defer a timer until its CPU wakes
+ *   for something else.  It gives the timer a precision of one eighth of
+ *   its delay instead (setcallout_on()), timer_list's allowance for long
+ *   timers: it runs within that window on an interrupt its CPU takes
+ *   anyway, if there is one, so it seldom wakes a CPU of its own.
+ * - The CPU: an arming puts the timer on the calling CPU (twheel never
+ *   moves a timer to another, busier CPU), so %TIMER_PINNED changes
+ *   nothing; twheel_add_timer_on() puts it on the CPU named.  If the
+ *   timer's function is running on another CPU at the time, the timer
+ *   stays there, as timer_list keeps it on its base.
+ * - %TIMER_IRQSAFE is not supported: the function runs in softirq context
+ *   with interrupts enabled, and twheel_timer_delete_sync() may not be
+ *   called with interrupts off.
+ * - twheel_timer_delete_sync() and twheel_timer_shutdown_sync() from
+ *   atomic context do not wait: they are refused (they return 0, nothing
+ *   changed) and reported in the kernel log, where timer_list would
+ *   deadlock or warn.
+ * - A timer whose setup was skipped is reported (WARN_ON_ONCE(), so once
+ *   per call site) and left alone: the arming calls return 0 and arm
+ *   nothing.  So is twheel_add_timer() of a pending timer, which
+ *   timer_list reports too.
+ *
+ * This header does not declare the BSD names timeout() and untimeout()
+ * of twheel.h, whatever the file defines of its own.
+ */
+#ifndef _TWHEEL_TIMER_H
+#define _TWHEEL_TIMER_H
+
+#include <linux/bug.h>
+#include <linux/container_of.h>
+#include <linux/jiffies.h>
+#include <linux/timer.h>	/* TIMER_PINNED, TIMER_DEFERRABLE */
+
+#ifdef TWHEEL_NO_BSD_NAMES
+#include "twheel.h"
+#else
+#define TWHEEL_NO_BSD_NAMES
+#include "twheel.h"
+#undef TWHEEL_NO_BSD_NAMES
+#endif
+
+/**
+ * struct twheel_timer - a timer with timer_list's fields, on a callout
+ * @c: the callout that runs it; twheel's.
+ * @function: the function to call, with the timer, in softirq context.
+ * @expires: the jiffies value of the last arming, as timer_list's.
+ * @flags: the flags of twheel_timer_setup().
+ */
+struct twheel_timer {
+	struct callout c;
+	void (*function)(struct twheel_timer *timer);
+	unsigned long expires;
+	u32 flags;
+};
+
+/* The flags twheel_timer_setup() takes. */
+#define TWHEEL_TIMER_FLAGS	(TIMER_PINNED | TIMER_DEFERRABLE)
+
+/*
+ * The callout's function: calls the timer's.  Static, so that a copy
+ * lies in every module that uses timers: twheel cancels the callouts
+ * whose function lies in a module that goes away.
+ */
+static void __maybe_unused __twheel_timer_run(void *arg)
+{
+	struct twheel_timer *timer = arg;
+
+	timer->function(timer);
+}
+
+/**
+ * twheel_from_timer() - the structure a timer is embedded in
+ * @var: a pointer of the structure's type (only its type is used).
+ * @timer: the &struct twheel_timer, as the timer's function receives it.
+ * @field: the timer's member in the structure.
+ *
+ * As from_timer() and timer_container_of().
+ */
+#define twheel_from_timer(var, timer, field)				\
+	container_of(timer, typeof(*(var)), field)
+
+/**
+ * twheel_timer_setup() - make a timer ready for use
+ * @timer: the timer.
+ * @callback: its function, which receives @timer.
+ * @flags: 0, %TIMER_PINNED, %TIMER_DEFERRABLE or both.
+ *
+ * As timer_setup(): must come before any other call on @timer, and not
+ * while @timer may be pending or running.  An unsupported flag
+ * (%TIMER_IRQSAFE) is reported (once per call site) and ignored.
+ *
+ * Context: any but NMI.
+ */
+#define twheel_timer_setup(timer, callback, flags)			\
+	do {								\
+		static struct lock_class_key __key;			\
+									\
+		__twheel_timer_setup((timer), (callback), (flags),	\
+				     #timer, &__key);			\
+	} while (0)
+
+static inline void __twheel_timer_setup(struct twheel_timer *timer,
+					void (*callback)(struct twheel_timer *),
+					unsigned int flags, const char *name,
+					struct lock_class_key *key)
+{
+	WARN_ON_ONCE(flags & ~TWHEEL_TIMER_FLAGS);
+	__callout_init(&timer->c, 0, name, key);
+	timer->function = callback;
+	timer->expires = 0;
+	timer->flags = flags & TWHEEL_TIMER_FLAGS;
+}
+
+/**
+ * DEFINE_TWHEEL_TIMER() - define a timer at file scope, ready for use
+ * @_name: the timer's name.
+ * @_function: its function.
+ *
+ * As DEFINE_TIMER(): the timer needs no twheel_timer_setup().
+ */
+#define DEFINE_TWHEEL_TIMER(_name, _function)				\
+	struct twheel_timer _name = {					\
+		.c = CALLOUT_INITIALIZER,				\
+		.function = (_function),				\
+	}
+
+/*
+ * Arm @timer for @expires on @cpu, with setcallout_on()'s conditions
+ * @how; a setup that was skipped is reported (once per call site), and
+ * nothing is armed.
+ */
+static inline int __twheel_timer_arm(struct twheel_timer *timer,
+				     unsigned long expires, int cpu,
+				     unsigned int how)
+{
+	ktime_t delay = twheel_jiffies_delay(expires);
+	u64 precision = 0;
+	int ret;
+
+	if (timer->flags & TIMER_DEFERRABLE)
+		precision = delay / 8;
+	ret = setcallout_on(&timer->c, __twheel_timer_run, timer, delay,
+			    precision, cpu, how);
+	if (WARN_ON_ONCE(ret < 0 && ret != -ENODEV))
+		return 0;
+	return ret;
+}
+
+/**
+ * twheel_mod_timer() - arm a timer, or move it, for a jiffies deadline
+ * @timer: the timer.
+ * @expires: the deadline, in jiffies.
+ *
+ * As mod_timer(), exact (see above).
+ *
+ * Context: any but NMI, including hardirq context and the timer's own
+ * function.
+ * Return: %1 if @timer was pending, %0 if not.
+ */
+static inline int twheel_mod_timer(struct twheel_timer *timer,
+				   unsigned long expires)
+{
+	/* timer_list's shortcut: re-arming for the same deadline. */
+	if (timer->expires == expires && callout_pending(&timer->c))
+		return 1;
+	timer->expires = expires;
+	return __twheel_timer_arm(timer, expires, CALLOUT_CPU_ANY, 0);
+}
+
+/**
+ * twheel_mod_timer_pending() - move a timer that is pending
+ * @timer: the timer.
+ * @expires: the new deadline, in jiffies.
+ *
+ * As mod_timer_pending(): a timer that is not pending is left so.
+ *
+ * Context: as twheel_mod_timer().
+ * Return: %1 if @timer was pending (and has been moved), %0 if not.
+ */
+static inline int twheel_mod_timer_pending(struct twheel_timer *timer,
+					   unsigned long expires)
+{
+	int ret = __twheel_timer_arm(timer, expires, CALLOUT_CPU_ANY,
+				     CALLOUT_IF_PENDING);
+
+	if (ret)
+		timer->expires = expires;
+	return ret;
+}
+
+/**
+ * twheel_timer_reduce() - arm a timer, or bring its deadline forward
+ * @timer: the timer.
+ * @expires: the deadline, in jiffies.
+ *
+ * As timer_reduce(): a pending timer due no later than @expires (its
+ * deadline in ns, see above) is left as it is.
+ *
+ * Context: as twheel_mod_timer().
+ * Return: %1 if @timer was pending, %0 if not.
+ */
+static inline int twheel_timer_reduce(struct twheel_timer *timer,
+				      unsigned long expires)
+{
+	ktime_t was = callout_when(&timer->c);
+	int ret = __twheel_timer_arm(timer, expires, CALLOUT_CPU_ANY,
+				     CALLOUT_IF_SOONER);
+
+	/* Armed afresh, or moved: not left as it was. */
+	if (!ret || callout_when(&timer->c) != was)
+		timer->expires = expires;
+	return ret;
+}
+
+/**
+ * twheel_add_timer() - arm a timer that is not pending, for @timer->expires
+ * @timer: the timer, its @expires set.
+ *
+ * As add_timer(): arming a pending timer this way is a bug, reported
+ * (once per call site; the timer is left as it is).
+ *
+ * Context: as twheel_mod_timer().
+ */
+static inline void twheel_add_timer(struct twheel_timer *timer)
+{
+	if (WARN_ON_ONCE(callout_pending(&timer->c)))
+		return;
+	__twheel_timer_arm(timer, timer->expires, CALLOUT_CPU_ANY, 0);
+}
+
+/**
+ * twheel_add_timer_on() - arm a timer that is not pending, on a CPU
+ * @timer: the timer, its @expires set.
+ * @cpu: the CPU to run it on.
+ *
+ * As add_timer_on().  If @cpu is not online, the timer is armed on the
+ * calling CPU instead (timer_list would leave it on the offline CPU's
+ * wheel until that CPU came back).
+ *
+ * Context: as twheel_mod_timer().
+ */
+static inline void twheel_add_timer_on(struct twheel_timer *timer, int cpu)
+{
+	if (WARN_ON_ONCE(callout_pending(&timer->c)))
+		return;
+	if (__twheel_timer_arm(timer, timer->expires, cpu, 0) == -ENODEV)
+		__twheel_timer_arm(timer, timer->expires, CALLOUT_CPU_ANY, 0);
+}
+
+/**
+ * twheel_timer_delete() - cancel a timer, without waiting
+ * @timer: the timer.
+ *
+ * As del_timer() and timer_delete(): the function may still be running
+ * on another CPU when this returns.
+ *
+ * Context: any but NMI.
+ * Return: %1 if @timer was pending, %0 if not.
+ */
+static inline int twheel_timer_delete(struct twheel_timer *timer)
+{
+	return max(unsetcallout(&timer->c), 0);
+}
+
+/**
+ * twheel_timer_delete_sync() - cancel a timer and wait for its function
+ * @timer: the timer.
+ *
+ * As del_timer_sync() and timer_delete_sync() (unsetcallout_sync()): on
+ * return the function is not running, and the timer is not pending
+ * unless the caller arms it again.  The caller must not hold a lock the
+ * function takes.
+ *
+ * Context: process context, or softirq context other than the timer's
+ * own function, without interrupts off.
+ * Return: %1 if @timer was pending, %0 if not (or if refused in atomic
+ * context, which is reported).
+ */
+static inline int twheel_timer_delete_sync(struct twheel_timer *timer)
+{
+	return max(unsetcallout_sync(&timer->c), 0);
+}
+
+/**
+ * twheel_timer_shutdown_sync() - cancel a timer for good, and wait
+ * @timer: the timer.
+ *
+ * As timer_shutdown_sync() (unsetcallout_shutdown()): every later arming
+ * is ignored, including one by the function while this waits for it;
+ * twheel_timer_setup() makes the timer usable again.
+ *
+ * Context: as twheel_timer_delete_sync().
+ * Return: as twheel_timer_delete_sync().
+ */
+static inline int twheel_timer_shutdown_sync(struct twheel_timer *timer)
+{
+	return max(unsetcallout_shutdown(&timer->c), 0);
+}
+
+/**
+ * twheel_timer_pending() - is a timer armed?
+ * @timer: the timer.
+ *
+ * As timer_pending(): a snapshot.
+ *
+ * Context: any but NMI.
+ * Return: %1 if @timer is pending, %0 if not.
+ */
+static inline int twheel_timer_pending(const struct twheel_timer *timer)
+{
+	return callout_pending(&timer->c);
+}
+
+#endif /* _TWHEEL_TIMER_H */
