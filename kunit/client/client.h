@@ -8,7 +8,9 @@
  * call nothing but the exported API.  Of twheel's headers they include
  * <twheel.h>, and <twheel_compat.h> for its KUnit shims only
  * (KUNIT_ARRAY_PARAM_DESC() and slow cases on 6.1): test scaffolding, not
- * twheel API.  What needs twheel's internals is in kunit/callout_test.c.
+ * twheel API.  client_timer.c includes <twheel_timer.h> instead, and not
+ * this header, whose <twheel.h> would bring in the BSD names it must
+ * find free.  What needs twheel's internals is in kunit/callout_test.c.
  * One module, twheel_client_test; a suite a topic, a file a suite:
  *
  *   client_args.c      return values; -EINVAL with nothing changed
@@ -26,7 +28,12 @@
  *   client_lock.c      lock-associated callouts
  *   client_time.c      deadlines in ns, precision, CPUs, CALLOUT_PINNED,
  *                      callout_forward(), unsetcallout_shutdown()
+ *   client_timer.c     the timer_list layer, <twheel_timer.h>: return
+ *                      values, deadlines, shutdown, misuse reported
+ *   client_names.c     TWHEEL_NO_BSD_NAMES: twheel_timeout() in a file
+ *                      with a timeout of its own
  *   client_util.c      the probes, waits and checks below; .init, .exit
+ *   ticks.h            tick arithmetic of client_time.c and client_timer.c
  *
  * The guest is a software-emulated QEMU, so lateness is bounded only by
  * LOST_NS; earliness is never allowed.  Waiters busy-poll ktime_get()

@@ -46,6 +46,7 @@
 #include <linux/spinlock.h>
 
 #include "client.h"
+#include "ticks.h"
 
 #define NTP		8	/* timed probes a case has at hand */
 #define NTIMED		2000	/* armings of the many-deadlines case */
@@ -186,28 +187,6 @@ struct tctx {
 	struct sd sd;
 	struct when_rearm wr;
 };
-
-static u64 tick_ns(void)
-{
-	return twheel_tick_ns();
-}
-
-/* The start of the tick @t falls in, and of the first at or after @t. */
-static ktime_t tick_floor(ktime_t t)
-{
-	return div64_u64(max_t(ktime_t, t, 0), tick_ns()) * tick_ns();
-}
-
-static ktime_t tick_ceil(ktime_t t)
-{
-	return tick_floor(ktime_add_ns(t, tick_ns() - 1));
-}
-
-/* The start of the tick after the one @t falls in. */
-static ktime_t next_tick_start(ktime_t t)
-{
-	return ktime_add_ns(tick_floor(t), tick_ns());
-}
 
 static struct tctx *own(struct kunit *test)
 {
