@@ -33,6 +33,8 @@ python3 "$here/check-readme.py" || status=1
 "$here/style.sh" || status=1
 # make check fuzzes for 20 s; the planted bugs fall within seconds.
 FUZZ_TIME=${FUZZ_TIME:-20} "$here/user-check.sh" || status=1
+# The semantic patch against its expected outputs.
+"$here/convert-test.sh" || status=1
 mkdir -p "$build"
 counts=$build/counts
 : >"$counts"

@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 packages=(
 	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 	python3 busybox-static qemu-system-x86 linux-headers-amd64
-	linux-image-amd64 dkms openssl trace-cmd linux-perf
+	linux-image-amd64 dkms openssl trace-cmd linux-perf coccinelle
 )
 for v in $TWHEEL_KERNELS; do
 	packages+=("linux-source-$v")
