@@ -1222,20 +1222,26 @@ static bool still_running(struct twheel_base *base, const struct callout *c)
  * unsetcallout_sync(), and with @shut, unsetcallout_shutdown(): the
  * callout is marked shut down under its base's lock before it is
  * cancelled, so that a re-arm from its running function is refused.
- * @name and @ip name the caller for the report of misuse.
+ * Sleeps for a running function, from process context only.  With @spin
+ * (twheel_timer.h's sync cancels, which keep timer_list's rules), a
+ * caller in softirq or other atomic context spins for it instead, as
+ * timer_delete_sync() does, unless the function runs on this very CPU
+ * (the caller is the function, or runs under it) or softirq threads are
+ * preemptible (PREEMPT_RT).  @name and @ip name the caller for the report
+ * of misuse.
  */
-static int cancel_sync(struct callout *c, bool shut, const char *name,
-		       unsigned long ip)
+static int cancel_sync(struct callout *c, bool shut, bool spin,
+		       const char *name, unsigned long ip)
 {
 	struct twheel_base *base;
 	unsigned long flags;
-	bool running;
+	bool running, atomic;
 	int ret = 0;
 
 	if (!c || !callout_valid(c))
 		return -EINVAL;
-	/* Interrupt context, including @c's own function (softirq). */
-	if (!in_task())
+	/* Hardirq context; and softirq context, @c's own function's. */
+	if (in_hardirq() || in_nmi() || (!spin && !in_task()))
 		goto deadlock;
 
 #ifdef CONFIG_LOCKDEP
@@ -1249,20 +1255,37 @@ static int cancel_sync(struct callout *c, bool shut, const char *name,
 	lock_map_release(&c->lockdep_map);
 	local_irq_restore(flags);
 #endif
-	if (IS_ENABLED(CONFIG_PREEMPT_COUNT) ? !preemptible() : irqs_disabled())
+	atomic = !in_task() ||
+		 (IS_ENABLED(CONFIG_PREEMPT_COUNT) ? !preemptible() :
+						     irqs_disabled());
+	if (atomic && (!spin || IS_ENABLED(CONFIG_PREEMPT_RT)))
 		goto deadlock;
 
 	for (;;) {
 		base = lock_callout_base(c, &flags);
+		/*
+		 * Spinning on the CPU the function runs on: the caller is
+		 * the function, or what it called.  Refused, nothing done.
+		 */
+		if (atomic && base->running == c &&
+		    base->cpu == raw_smp_processor_id()) {
+			raw_spin_unlock_irqrestore(&base->lock, flags);
+			goto deadlock;
+		}
 		if (shut)
 			WRITE_ONCE(c->entry.owner,
 				   c->entry.owner | CALLOUT_SHUT);
 		ret |= cancel_locked(base, c);
 		running = base->running == c;
-		base->waiters |= running;
+		base->waiters |= running && !atomic;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		if (!running)
 			return ret;
+		if (atomic) {
+			/* On another CPU: it returns without this one. */
+			cpu_relax();
+			continue;
+		}
 		/*
 		 * Sleep, not spin: the CPU is free for others meanwhile,
 		 * and where softirq threads are preemptible (PREEMPT_RT)
@@ -1301,7 +1324,7 @@ deadlock:
  */
 int unsetcallout_sync(struct callout *c)
 {
-	return cancel_sync(c, false, __func__, _RET_IP_);
+	return cancel_sync(c, false, false, __func__, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(unsetcallout_sync);
 
@@ -1321,9 +1344,32 @@ EXPORT_SYMBOL_GPL(unsetcallout_sync);
  */
 int unsetcallout_shutdown(struct callout *c)
 {
-	return cancel_sync(c, true, __func__, _RET_IP_);
+	return cancel_sync(c, true, false, __func__, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(unsetcallout_shutdown);
+
+/**
+ * __twheel_timer_cancel_sync() - twheel_timer.h's sync cancels
+ * @c: the handle.
+ * @shut: shut @c down, as unsetcallout_shutdown().
+ *
+ * unsetcallout_sync(), or with @shut unsetcallout_shutdown(), with
+ * timer_delete_sync()'s context rules: from softirq context (another
+ * callout's function, a tasklet) or with a spinlock held or bottom halves
+ * off, it spins while the function runs on another CPU, instead of
+ * refusing.  Use twheel_timer_delete_sync() and
+ * twheel_timer_shutdown_sync().
+ *
+ * Context: any but hardirq and NMI; not from @c's own function, nor, with
+ * PREEMPT_RT, from atomic context.  Those are refused and reported once.
+ * Return: as unsetcallout_sync().
+ */
+int __twheel_timer_cancel_sync(struct callout *c, bool shut)
+{
+	return cancel_sync(c, shut, true, shut ? "twheel_timer_shutdown_sync" :
+				      "twheel_timer_delete_sync", _RET_IP_);
+}
+EXPORT_SYMBOL_GPL(__twheel_timer_cancel_sync);
 
 /**
  * callout_pending() - is a callout armed?

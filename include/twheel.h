@@ -264,6 +264,8 @@ int unsetcallout(struct callout *c);
 int unsetcallout_sync(struct callout *c);
 int unsetcallout_shutdown(struct callout *c);
 bool callout_pending(const struct callout *c);
+/* twheel_timer.h's sync cancels, with timer_list's context rules. */
+int __twheel_timer_cancel_sync(struct callout *c, bool shut);
 
 /**
  * callout_remaining() - the time left before a pending callout's deadline

@@ -52,14 +52,17 @@
  * - %TIMER_IRQSAFE is not supported: the function runs in softirq context
  *   with interrupts enabled, and twheel_timer_delete_sync() may not be
  *   called with interrupts off.
- * - twheel_timer_delete_sync() and twheel_timer_shutdown_sync() from
- *   atomic context do not wait: they are refused (they return 0, nothing
- *   changed) and reported in the kernel log, where timer_list would
- *   deadlock or warn.
- * - A timer whose setup was skipped is reported (WARN_ON_ONCE(), so once
- *   per call site) and left alone: the arming calls return 0 and arm
- *   nothing.  So is twheel_add_timer() of a pending timer, which
- *   timer_list reports too.
+ * - twheel_timer_delete_sync() and twheel_timer_shutdown_sync() keep
+ *   timer_list's context rules: they sleep for a running function in
+ *   process context and spin for it in softirq context or with a lock
+ *   held, as timer_delete_sync() does.  From hardirq context, from the
+ *   timer's own function, and, with PREEMPT_RT, from atomic context they
+ *   are refused (they return 0, nothing changed) and reported in the
+ *   kernel log, where timer_list would warn or deadlock.
+ * - A timer whose setup was skipped is reported (WARN_ON_ONCE(), once
+ *   for each file that uses the layer) and left alone: the arming calls
+ *   return 0 and arm nothing.  So is twheel_add_timer() of a pending
+ *   timer, which timer_list reports too.
  *
  * This header does not declare the BSD names timeout() and untimeout()
  * of twheel.h, whatever the file defines of its own.
@@ -128,7 +131,8 @@ static void __maybe_unused __twheel_timer_run(void *arg)
  *
  * As timer_setup(): must come before any other call on @timer, and not
  * while @timer may be pending or running.  An unsupported flag
- * (%TIMER_IRQSAFE) is reported (once per call site) and ignored.
+ * (%TIMER_IRQSAFE) is reported (once per file) and ignored; on a
+ * pending timer it changes nothing, as callout_init().
  *
  * Context: any but NMI.
  */
@@ -146,7 +150,8 @@ static inline void __twheel_timer_setup(struct twheel_timer *timer,
 					struct lock_class_key *key)
 {
 	WARN_ON_ONCE(flags & ~TWHEEL_TIMER_FLAGS);
-	__callout_init(&timer->c, 0, name, key);
+	if (__callout_init(&timer->c, 0, name, key))
+		return;
 	timer->function = callback;
 	timer->expires = 0;
 	timer->flags = flags & TWHEEL_TIMER_FLAGS;
@@ -167,7 +172,7 @@ static inline void __twheel_timer_setup(struct twheel_timer *timer,
 
 /*
  * Arm @timer for @expires on @cpu, with setcallout_on()'s conditions
- * @how; a setup that was skipped is reported (once per call site), and
+ * @how; a setup that was skipped is reported (once per file), and
  * nothing is armed.
  */
 static inline int __twheel_timer_arm(struct twheel_timer *timer,
@@ -258,7 +263,7 @@ static inline int twheel_timer_reduce(struct twheel_timer *timer,
  * @timer: the timer, its @expires set.
  *
  * As add_timer(): arming a pending timer this way is a bug, reported
- * (once per call site; the timer is left as it is).
+ * (once per file; the timer is left as it is).
  *
  * Context: as twheel_mod_timer().
  */
@@ -307,35 +312,36 @@ static inline int twheel_timer_delete(struct twheel_timer *timer)
  * twheel_timer_delete_sync() - cancel a timer and wait for its function
  * @timer: the timer.
  *
- * As del_timer_sync() and timer_delete_sync() (unsetcallout_sync()): on
- * return the function is not running, and the timer is not pending
- * unless the caller arms it again.  The caller must not hold a lock the
- * function takes.
+ * As del_timer_sync() and timer_delete_sync(): on return the function
+ * is not running, and the timer is not pending unless the caller arms it
+ * again.  Sleeps for a running function in process context, spins for it
+ * in softirq context or with a lock held or bottom halves off.  The
+ * caller must not hold a lock the function takes (lockdep is told).
  *
- * Context: process context, or softirq context other than the timer's
- * own function, without interrupts off.
- * Return: %1 if @timer was pending, %0 if not (or if refused in atomic
- * context, which is reported).
+ * Context: any but hardirq and NMI, and not the timer's own function;
+ * with PREEMPT_RT, process context with preemption on.  Otherwise
+ * refused, nothing changed, and reported.
+ * Return: %1 if @timer was pending, %0 if not (or if refused).
  */
 static inline int twheel_timer_delete_sync(struct twheel_timer *timer)
 {
-	return max(unsetcallout_sync(&timer->c), 0);
+	return max(__twheel_timer_cancel_sync(&timer->c, false), 0);
 }
 
 /**
  * twheel_timer_shutdown_sync() - cancel a timer for good, and wait
  * @timer: the timer.
  *
- * As timer_shutdown_sync() (unsetcallout_shutdown()): every later arming
- * is ignored, including one by the function while this waits for it;
- * twheel_timer_setup() makes the timer usable again.
+ * As timer_shutdown_sync(): twheel_timer_delete_sync(), and every later
+ * arming is ignored, including one by the function while this waits for
+ * it; twheel_timer_setup() makes the timer usable again.
  *
  * Context: as twheel_timer_delete_sync().
  * Return: as twheel_timer_delete_sync().
  */
 static inline int twheel_timer_shutdown_sync(struct twheel_timer *timer)
 {
-	return max(unsetcallout_shutdown(&timer->c), 0);
+	return max(__twheel_timer_cancel_sync(&timer->c, true), 0);
 }
 
 /**

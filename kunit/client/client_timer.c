@@ -15,7 +15,7 @@
  * A timer never runs before (expires - jiffies) jiffies after the arming
  * call, and runs within a tick after that; a TIMER_DEFERRABLE one within
  * an eighth of its delay.  DEFINE_TWHEEL_TIMER() needs no setup.  Misuse
- * is reported once per call site: TIMER_IRQSAFE, a timer never set up,
+ * is reported once per file: TIMER_IRQSAFE, a timer never set up,
  * twheel_add_timer() of a pending timer.
  *
  * Of twheel's headers this file includes <twheel_timer.h> alone, as a
@@ -642,23 +642,64 @@ static void tt_running_elsewhere(struct kunit *test, struct ttimer *tt,
 			      "did not run on CPU %d", cpu_b);
 }
 
+/* Where twheel_timer_delete_sync() is called from, as timer_list allows. */
+enum sync_from { FROM_TASK, FROM_BH_OFF, FROM_PREEMPT_OFF };
+
+struct sync_case {
+	enum sync_from from;
+	const char *desc;
+};
+
+static const struct sync_case sync_cases[] = {
+	{ FROM_TASK, "process context: sleeps" },
+	{ FROM_BH_OFF, "bottom halves off: spins" },
+	{ FROM_PREEMPT_OFF, "preemption off: spins" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(sync, sync_cases, desc);
+
+static int delete_sync_from(struct twheel_timer *t, enum sync_from from)
+{
+	int ret;
+
+	switch (from) {
+	case FROM_BH_OFF:
+		local_bh_disable();
+		ret = twheel_timer_delete_sync(t);
+		local_bh_enable();
+		return ret;
+	case FROM_PREEMPT_OFF:
+		preempt_disable();
+		ret = twheel_timer_delete_sync(t);
+		preempt_enable();
+		return ret;
+	default:
+		return twheel_timer_delete_sync(t);
+	}
+}
+
 /*
  * twheel_timer_delete_sync() while the function runs on CPU b: returns
- * 0 (not pending) once the function has returned.
+ * 0 (not pending) once the function has returned, whether it may sleep
+ * or must spin (timer_delete_sync()'s rules; not under PREEMPT_RT, where
+ * it refuses to spin).
  */
 static void twheel_timer_delete_sync_waits_for_running(struct kunit *test)
 {
+	const struct sync_case *sc = test->param_value;
 	struct ttimer *tt = &own(test)->tt[0];
 	ktime_t called = 0, returned_at = 0;
 	int attempt, ret, returned;
 	bool overlapped = false;
 
 	two_cpus(test);
+	if (sc->from != FROM_TASK && IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT: refused in atomic context");
 	for (attempt = 0; attempt < 5 && !overlapped; attempt++) {
 		tt_running_elsewhere(test, tt, TT_HOLD);
 
 		called = ktime_get();
-		ret = twheel_timer_delete_sync(&tt->timer);
+		ret = delete_sync_from(&tt->timer, sc->from);
 		returned_at = ktime_get();
 		returned = atomic_read_acquire(&tt->runs);
 
@@ -1157,7 +1198,8 @@ static struct kunit_case timer_cases[] = {
 	KUNIT_CASE(twheel_add_timer_uses_expires),
 	KUNIT_CASE(twheel_add_timer_on_runs_on_cpu),
 	KUNIT_CASE(twheel_timer_delete_returns_whether_pending),
-	KUNIT_CASE(twheel_timer_delete_sync_waits_for_running),
+	KUNIT_CASE_PARAM(twheel_timer_delete_sync_waits_for_running,
+			 sync_gen_params),
 	KUNIT_CASE(twheel_timer_delete_sync_rearmed_returns_pending),
 	KUNIT_CASE(twheel_timer_shutdown_sync_stops_rearming),
 	KUNIT_CASE(twheel_timer_pending_through_life),
