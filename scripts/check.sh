@@ -5,14 +5,17 @@
 #
 # Installs what is missing, runs the kernel's style checks (style.sh),
 # checks the wheels compiled in user space against a reference model under
-# ASan and UBSan (user-check.sh), builds twheel against the stock Debian
-# headers (W=1, warning-free),
+# ASan and UBSan (user-check.sh) and the semantic patch against its
+# expected outputs (convert-test.sh), builds twheel against the stock
+# Debian headers (W=1, warning-free),
 # installs it with make install and with DKMS (install-check.sh), proves
 # the harness and the style checks can fail (selftest.sh), builds
 # each test kernel in KVERS (default: all supported) and runs the KUnit
 # suites on it in QEMU with twheel's default scheme; on the newest kernel
 # they run again with the other scheme, booted with "threadirqs", so that
-# softirqs, and so every callout, run in threads.  (What differs between
+# softirqs, and so every callout, run in threads; and on each kernel
+# three in-tree LED triggers, converted by the semantic patch, run beside
+# the unconverted ones (convert-check.sh).  (What differs between
 # kernels is the compat layer, which no scheme touches: one run each of
 # the older ones keeps make check well under 45 minutes.)  Ends with "N
 # passed, N failed" over all kernels, and exits non-zero when anything
@@ -59,6 +62,9 @@ for v in $kvers; do
 	append6=-
 	[ "$v" != "${kvers##* }" ] || append6=threadirqs
 	run_suites "$v" "$kdir" "$counts" "$append6" || status=1
+	# Real modules converted by the semantic patch, beside the originals.
+	"$here/convert-check.sh" --counts "$counts" --twheel "$build/$v" "$v" ||
+		status=1
 done
 
 note "make check took $(( $(date +%s) - start )) s"

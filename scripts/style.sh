@@ -4,9 +4,9 @@
 # style.sh [TREE] - the kernel's own style checks over twheel's C.
 #
 # Runs checkpatch.pl --strict over every C file and header of the module,
-# kunit/, bench/ and samples/, and the programs of user/ (not the stand-in
-# kernel headers of user/shim/, which define what checkpatch polices) in
-# TREE (default: this tree), and
+# kunit/, bench/, samples/ and convert/modules/, and the programs of user/
+# (not the stand-in kernel headers of user/shim/, which define what
+# checkpatch polices) in TREE (default: this tree), and
 # kernel-doc -Wall over the module's files and include/, both from the
 # newest supported kernel's source (KSRC_VERSION to pick another).  Prints
 # every finding and exits non-zero if there is any.
@@ -25,8 +25,8 @@ sources() {
 	find "$@" -maxdepth 1 -name '*.[ch]' ! -name '*.mod.c' 2>/dev/null |
 		sort
 }
-mapfile -t all < <(sources . include kunit kunit/client bench samples user \
-	user/shim)
+mapfile -t all < <(sources . include kunit kunit/client bench samples \
+	convert/modules user user/shim)
 mapfile -t documented < <(sources . include)
 [ ${#all[@]} -gt 0 ] || die "style.sh: no C files under $tree"
 
