@@ -3,8 +3,8 @@
 /// timer_list-shaped layer, include/twheel_timer.h.
 ///
 /// What it changes, when the whole file can be converted:
-///   struct timer_list (variables, members, parameters, callbacks, casts,
-///   sizeof)            -> struct twheel_timer
+///   struct timer_list (variables, members, parameters, callbacks, sizeof)
+///                      -> struct twheel_timer
 ///   DEFINE_TIMER(n, f) -> DEFINE_TWHEEL_TIMER(n, f)
 ///   timer_setup        -> twheel_timer_setup (flags kept: 0, TIMER_PINNED,
 ///                         TIMER_DEFERRABLE, the kernel's own constants)
@@ -32,6 +32,15 @@
 ///     timer_list: a member of a struct defined in another file (a kernel
 ///     or driver header), which this file cannot convert, or a macro's
 ///     argument;
+///   - a struct timer_list * (variable, member, parameter of a function of
+///     this file, return value) set to anything but NULL, another such
+///     pointer, a call of a function of this file returning one, or the
+///     address of a struct timer_list this file converts:
+///     &fd->watchdog of a struct from a header would not compile once the
+///     pointer is retyped, and a call's result or a void * may point to a
+///     struct timer_list of another file;
+///   - a cast to struct timer_list *, for the same reason: retyped, it
+///     would hand whatever it points to on as a struct twheel_timer;
 ///   - from_timer(), timer_container_of() or container_of() on anything
 ///     but a struct timer_list member of a struct defined in this file;
 ///   - a struct timer_list handed to a function neither above nor defined
@@ -78,6 +87,8 @@ def file_scope_public(p):
 
 
 NOT_MEMBER = "not a struct timer_list member of a struct defined in this file"
+NOT_TIMER = "what is not a struct timer_list of this file (a member of" \
+	" a struct from a header? a call's result? a void *?)"
 FOREIGN = "is handed a struct timer_list: not in twheel_timer.h, nor defined" \
 	" in this file"
 
@@ -212,6 +223,136 @@ f << untyped.f;
 @@
 refuse(p, "%s(): the timer is not a struct timer_list of this file"
        " (a member of a struct from a header? a macro's argument?)" % f)
+
+// What a struct timer_list * is set to: the pointer is retyped with the
+// timers it points to, which must be this file's.  typed above takes a
+// pointer on its type; these rules hold the pointer to what it is set to.
+// A cast is refused whatever it casts: retyped to struct twheel_timer *,
+// it would still compile with a struct timer_list behind it.  Not looked
+// at: a pointer member set in an initialiser list ({ .timer = ... }).
+@timercast disable drop_cast@
+expression E, C;
+position p;
+@@
+(
+	C@p
+&
+	(struct timer_list *)E
+)
+
+@script:python@
+p << timercast.p;
+@@
+refuse(p, "a cast to struct timer_list *: what it points to may be a struct"
+       " timer_list of another file")
+
+// What a pointer may be set to: NULL, another struct timer_list * of the
+// file, &t, &t[i], &e->fld, &e.fld, e->fld or e.fld when Coccinelle types
+// them struct timer_list *, as it can only for what this file declares;
+// a call of a function of this file returning one, whose returns are held
+// to the same; and a DEFINE_TIMER(), whose type Coccinelle does not see.
+// A struct timer_list * typed expression of another shape - a call of
+// another file's function or through a pointer, a cast, a ?: - is refused.
+@settimer disable drop_cast@
+idexpression struct timer_list *I;
+position p;
+@@
+(
+	I@p
+|
+	NULL@p
+)
+
+@setaddr disable drop_cast@
+struct timer_list *T;
+idexpression V;
+expression e, i;
+identifier fld;
+position p;
+@@
+(
+	T@p
+&
+	\( &V \| &e[i] \| &e->fld \| &e.fld \| e->fld \| e.fld \)
+)
+
+@setcall disable drop_cast@
+identifier localfn.fn;
+struct timer_list *T;
+position p;
+@@
+(
+	T@p
+&
+	fn(...)
+)
+
+@setdef@
+identifier deftimer.n;
+expression E;
+position p;
+@@
+(
+	E@p
+&
+	&n
+)
+
+@pointerset@
+struct timer_list *L;
+identifier x;
+expression E;
+position p != {settimer.p, setaddr.p, setcall.p, setdef.p,
+	timercast.p};
+@@
+(
+	struct timer_list *x = E@p;
+|
+	L = E@p
+)
+
+@script:python@
+p << pointerset.p;
+@@
+refuse(p, "a struct timer_list * is set to " + NOT_TIMER)
+
+// A parameter is set by each call: the n-th argument of a function of
+// this file whose n-th parameter is a struct timer_list *.
+@timerparam@
+identifier fn, t;
+parameter list[n] ps;
+type R;
+@@
+R fn(ps, struct timer_list *t, ...) { ... }
+
+@pointerarg@
+identifier timerparam.fn;
+expression list[timerparam.n] es;
+expression E;
+position p != {settimer.p, setaddr.p, setcall.p, setdef.p,
+	timercast.p};
+@@
+fn(es, E@p, ...)
+
+@script:python@
+p << pointerarg.p;
+fn << timerparam.fn;
+@@
+refuse(p, "%s() is handed as a struct timer_list * %s" % (fn, NOT_TIMER))
+
+@pointerret@
+identifier fn;
+expression E;
+position p != {settimer.p, setaddr.p, setcall.p, setdef.p,
+	timercast.p};
+@@
+struct timer_list *fn(...) { <+... return E@p; ...+> }
+
+@script:python@
+p << pointerret.p;
+fn << pointerret.fn;
+@@
+refuse(p, "%s() returns as a struct timer_list * %s" % (fn, NOT_TIMER))
 
 // from_timer(var, t, fld) is container_of(t, typeof(*var), fld): var must
 // point to a struct of this file whose member fld is converted with t.
@@ -457,6 +598,7 @@ refuse(p, "%s() takes a struct timer_list and is not static: other files"
        " call it with one" % fn)
 
 @script:python ok depends on !irqsafe && !unsupported && !untyped &&
+	!timercast && !pointerset && !pointerarg && !pointerret &&
 	!fromother && !foreign && !foreigndef && !badfield && !externtimer &&
 	!publictimer && !setupother && !defother && !defpublic && !publicfn@
 @@

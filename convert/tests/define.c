@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * DEFINE_TIMER(), add_timer() after setting .expires, the fields a
- * timer's owner uses, a pointer to a timer, sizeof and a cast.
+ * timer's owner uses, a pointer to a timer set from the address of a
+ * DEFINE_TIMER(), and sizeof.
  */
 #include <linux/module.h>
 #include <linux/printk.h>
@@ -20,10 +21,8 @@ static void poll_fn(struct timer_list *t)
 	}
 }
 
-static void poll_start(void *arg)
+static void poll_start(struct timer_list *timer)
 {
-	struct timer_list *timer = (struct timer_list *)arg;
-
 	timer->expires = jiffies + HZ / 10;
 	add_timer(timer);
 }
