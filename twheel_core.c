@@ -146,7 +146,7 @@
  *                             twheel_advance(); twheel_expire() runs a
  *                             callout's function (twheel_hw.c)
  *  Scheme 6 hash              twheel_slot_index() of the only level
- *  Scheme 7 level, migration  twheel_level(), drain_one()
+ *  Scheme 7 level, migration  twheel_place(), drain_one()
  *  Appendix A busy bits       &twheel.busy, twheel_next_work()
  *  the hardware clock         one hrtimer per CPU, twheel_tick()
  *                             (twheel_hw.c)
@@ -161,6 +161,7 @@
 #include <linux/bitops.h>
 #include <linux/bug.h>
 #include <linux/errno.h>
+#include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -171,6 +172,10 @@
 #include <kunit/visibility.h>
 
 #include "twheel_core.h"
+
+/* &twheel.level_of: a level number, and this flag. */
+#define TWHEEL_LEVEL_CHECK	0x80
+static_assert(TWHEEL_MAX_LEVELS <= TWHEEL_LEVEL_CHECK);
 
 /* Clock + interval + span, the furthest visit tick, fits a u64. */
 static_assert(TWHEEL_CLOCK_LIMIT - 1 <= U64_MAX - TWHEEL_MAX_INTERVAL -
@@ -227,18 +232,22 @@ static inline void entry_unlink(struct twheel_entry *e)
 	WRITE_ONCE(prev->next, next);
 }
 
-/* Slot @i gains an entry ... */
+/*
+ * Slot @i gains an entry ...  The busy bit is set in plain C, not with
+ * __set_bit(), whose x86 form clobbers all memory and so makes the
+ * compiler reload every field of the wheel after it.
+ */
 static inline void slot_get(struct twheel *w, unsigned int i)
 {
 	if (!w->len[i]++)
-		__set_bit(i, w->busy);
+		w->busy[BIT_WORD(i)] |= BIT_MASK(i);
 }
 
 /* ... or loses one. */
 static inline void slot_put(struct twheel *w, unsigned int i)
 {
 	if (!--w->len[i])
-		__clear_bit(i, w->busy);
+		w->busy[BIT_WORD(i)] &= ~BIT_MASK(i);
 }
 
 /**
@@ -299,33 +308,6 @@ int twheel_geometry_check(const struct twheel_geometry *geo)
 EXPORT_SYMBOL_IF_KUNIT(twheel_geometry_check);
 
 /**
- * twheel_level() - the level an entry is placed at
- * @w: the wheel, for its geometry.
- * @now: the clock.
- * @expires: the entry's tick, not before @now.
- *
- * The lowest level whose window holds @expires: level n below the top
- * holds the ticks of the current and the next slot of level n + 1.  The
- * top level holds the rest, however far ahead.  An entry due on @now itself
- * belongs to level 0.
- *
- * Paper: Scheme 7, the wheel (hours, minutes, seconds) a timer goes in;
- * twheel places it lower when the wheel below already has room for it.
- *
- * Return: a level from 0 to @w->geo.levels - 1.
- */
-unsigned int twheel_level(const struct twheel *w, u64 now, u64 expires)
-{
-	unsigned int n;
-
-	for (n = 0; n < w->top; n++)
-		if (lvl_div(w, expires, n + 1) - lvl_div(w, now, n + 1) <= 1)
-			return n;
-	return w->top;
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_level);
-
-/**
  * twheel_coalesce() - the tick to arm an entry for, within its window
  * @first: the earliest tick the entry may run on, at least 1 (a tick
  *	after some wheel's clock).
@@ -374,21 +356,13 @@ unsigned int twheel_slot_index(const struct twheel *w, unsigned int level,
 EXPORT_SYMBOL_IF_KUNIT(twheel_slot_index);
 
 /*
- * Where an entry due on @expires is placed with the clock at @now, and when
- * the wheel first looks at it: the slot (counted over all levels) goes to
- * *@slot, the tick is returned.  One pass up the levels for both; shifts
- * and masks alone when the geometry is a power of two.
- *
- * Below the top, the slot of level n holding prefix q comes round exactly:
- * on tick q at level 0, and at level n >= 1 it starts draining a span
- * earlier, at (q - 1) * g[n].  The hashed top level's slot comes round
- * first on the rotation that reaches it, counting from the clock's prefix
- * p (from p + 1 to the slot's own tick at level 0, from p + 2 to the slot
- * a span ahead of the drain above it).
+ * place() for a geometry that is not all powers of two: one level at a
+ * time from the bottom, with divisions.
  */
-static u64 locate_any(const struct twheel *w, u64 now, u64 expires,
-		      unsigned int *slot)
+static __always_inline struct twheel_place
+place_any(const struct twheel *w, u64 now, u64 expires)
 {
+	struct twheel_place pl;
 	unsigned int n;
 	u64 p = now, q = expires;
 
@@ -400,66 +374,112 @@ static u64 locate_any(const struct twheel *w, u64 now, u64 expires,
 		p = pp;
 		q = qq;
 	}
-	*slot = w->first[n] + lvl_slot(w, q, n);
+	pl.level = n;
+	pl.slot = w->first[n] + lvl_slot(w, q, n);
 	if (n < w->top)
-		return n ? (q - 1) * w->gran[n] : q;
-	if (!n)
-		return p + 1 + lvl_slot(w, q - p - 1, 0);
-	/* Placed at level n >= 1, q is at least p + 2. */
-	return (p + 1 + lvl_slot(w, q - p - 2, n)) * w->gran[n];
+		pl.visit = n ? (q - 1) * w->gran[n] : q;
+	else if (!n)
+		pl.visit = p + 1 + lvl_slot(w, q - p - 1, 0);
+	else	/* placed at level n >= 1, q is at least p + 2 */
+		pl.visit = (p + 1 + lvl_slot(w, q - p - 2, n)) * w->gran[n];
+	return pl;
 }
 
-/* locate_any() for a geometry of powers of two: shifts and masks. */
-static __always_inline u64 locate(const struct twheel *w, u64 now,
-				  u64 expires, unsigned int *slot)
+/*
+ * Where an entry due on @expires goes with the clock at @now, and when the
+ * wheel first looks at it: twheel_place(), and every arming's placement.
+ *
+ * The level is the lowest n whose window holds @expires: below the top,
+ * the prefixes of level n + 1 of @expires and @now differ by at most 1.
+ * With d = @expires - @now and k = log2(g[n + 1]), that holds whenever
+ * d <= 2^k and never when d >= 2^(k + 1): so the highest set bit of d
+ * leaves two candidates, the lowest level with k at least that bit's
+ * number plus one (&twheel.level_of), and the level below it, which one
+ * comparison of prefixes settles.  No loop, as timer.c's
+ * calc_wheel_index(); geometries of other slot counts take place_any().
+ *
+ * Below the top, the slot of level n holding prefix q comes round exactly:
+ * on tick q at level 0, and at level n >= 1 it starts draining a span
+ * earlier, at (q - 1) * g[n].  The hashed top level's slot comes round
+ * first on the rotation that reaches it, counting from the clock's prefix
+ * p (from p + 1 to the slot's own tick at level 0, from p + 2 to the slot
+ * a span ahead of the drain above it).
+ *
+ * @hashed says the wheel has one level (Scheme 6), @pow2 is &twheel.pow2:
+ * each caller passes what it has tested already, so that its copy keeps
+ * one path.
+ */
+static __always_inline struct twheel_place
+place(const struct twheel *w, bool hashed, bool pow2, u64 now, u64 expires)
 {
-	unsigned int n = 0, top = w->top, sh;
+	struct twheel_place pl;
+	unsigned int n, sh;
 	u64 p, q, mask;
 
-	if (!top) {
+	if (hashed) {
 		/* Scheme 6: the slot of the expiry's low bits, hashed. */
-		mask = w->size[0] - 1;
-		*slot = expires & mask;
-		return now + 1 + ((expires - now - 1) & mask);
+		mask = w->mask[0];
+		pl.level = 0;
+		pl.slot = expires & mask;
+		pl.visit = now + 1 + ((expires - now - 1) & mask);
+		return pl;
 	}
-	if (unlikely(!w->pow2))
-		return locate_any(w, now, expires, slot);
-	while (n < top && (expires >> w->shift[n + 1]) -
-			  (now >> w->shift[n + 1]) > 1)
-		n++;
+	if (!pow2)
+		return place_any(w, now, expires);
+	n = w->level_of[__fls((expires - now) | 1)];
+	if (unlikely(n & TWHEEL_LEVEL_CHECK)) {
+		n &= ~TWHEEL_LEVEL_CHECK;
+		sh = w->shift[n];
+		if ((expires >> sh) - (now >> sh) <= 1)
+			n--;
+	}
 	sh = w->shift[n];
-	p = now >> sh;
 	q = expires >> sh;
-	mask = w->size[n] - 1;
-	*slot = w->first[n] + (q & mask);
-	if (n < top)
-		return n ? (q - 1) << sh : q;
-	if (!n)
-		return p + 1 + ((q - p - 1) & mask);
-	return (p + 1 + ((q - p - 2) & mask)) << sh;
+	mask = w->mask[n];
+	pl.level = n;
+	pl.slot = w->first[n] + (q & mask);
+	if (n < w->top) {
+		pl.visit = n ? (q - 1) << sh : q;
+		return pl;
+	}
+	/* Placed at the top level n >= 1, q is at least p + 2. */
+	p = now >> sh;
+	pl.visit = (p + 1 + ((q - p - 2) & mask)) << sh;
+	return pl;
 }
 
 /**
- * twheel_visit_tick() - when the wheel first looks at a new entry
+ * twheel_place() - where an entry goes, and when the wheel looks at it
  * @w: the wheel.
  * @now: the clock.
- * @expires: the entry's tick, after @now.
+ * @expires: the entry's tick, not before @now.
+ * @pl: the answer.
  *
- * For an entry placed at level 0 this is the tick its slot comes round:
- * @expires itself in Scheme 7, and in Scheme 6 the first rotation that
- * reaches the slot.  At a higher level it is the tick the level starts
- * draining the entry's slot, the start of the span before the slot's own
- * (for the hashed top level, on the first rotation that reaches it).
+ * The level is the lowest whose window holds @expires: level n below the
+ * top holds the ticks of the current and the next slot of level n + 1.
+ * The top level holds the rest, however far ahead.  An entry due on @now
+ * itself belongs to level 0.  The visit tick is, for an entry placed at
+ * level 0, the tick its slot comes round: @expires itself in Scheme 7, and
+ * in Scheme 6 the first rotation that reaches the slot; at a higher level,
+ * the tick the level starts draining the entry's slot, the start of the
+ * span before the slot's own (for the hashed top level, on the first
+ * rotation that reaches it).  twheel_add_at() places every entry with the
+ * same code.
  *
- * Return: a tick after @now and not after @expires.
+ * Paper: Scheme 6's hash of the expiry time (its low-order bits), and
+ * Scheme 7's choice of the wheel (hours, minutes, seconds) a timer goes
+ * in; twheel places it lower when the wheel below already has room for it.
+ *
+ * Return: nothing; @pl->level from 0 to @w->top, @pl->slot an index in
+ * @w->slot within that level's slots, @pl->visit a tick after @now and
+ * not after @expires when @expires is after @now.
  */
-u64 twheel_visit_tick(const struct twheel *w, u64 now, u64 expires)
+void twheel_place(const struct twheel *w, u64 now, u64 expires,
+		  struct twheel_place *pl)
 {
-	unsigned int slot;
-
-	return locate(w, now, expires, &slot);
+	*pl = place(w, !w->top, w->pow2, now, expires);
 }
-EXPORT_SYMBOL_IF_KUNIT(twheel_visit_tick);
+EXPORT_SYMBOL_IF_KUNIT(twheel_place);
 
 /* No drain is open: each level's next slot at w->now counts as drained. */
 static void reset_drains(struct twheel *w)
@@ -515,6 +535,22 @@ int twheel_init(struct twheel *w, const struct twheel_geometry *geo, u64 now)
 	}
 	for (n = 0; w->pow2 && n <= geo->levels; n++)
 		w->shift[n] = ilog2(w->gran[n]);
+	for (n = 0; w->pow2 && n < geo->levels; n++)
+		w->mask[n] = w->size[n] - 1;
+	/*
+	 * place()'s level for a distance whose highest set bit is bit i: the
+	 * lowest level that holds every distance below 2^(i + 1), that is,
+	 * with g[n + 1] >= 2^(i + 1), else the top; marked when the level
+	 * below holds some of the distances from 2^i, as it does when g[n]
+	 * is 2^i.
+	 */
+	for (i = 0; w->pow2 && i < ARRAY_SIZE(w->level_of); i++) {
+		for (n = 0; n < w->top && w->shift[n + 1] < i + 1; n++)
+			;
+		w->level_of[i] = n;
+		if (n && w->shift[n] == i)
+			w->level_of[i] |= TWHEEL_LEVEL_CHECK;
+	}
 	INIT_LIST_HEAD(&w->due);
 	reset_drains(w);
 
@@ -616,6 +652,57 @@ void twheel_entry_init(struct twheel_entry *e)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_entry_init);
 
+static __always_inline int add_at(struct twheel *w, struct twheel_entry *e,
+				  u64 expires, bool hashed, bool pow2)
+{
+	u32 old = e->slot;
+	struct twheel_place pl;
+	u64 now = w->now;
+
+	/* One test for both: @expires not after @now wraps the distance. */
+	if (unlikely(expires - now - 1 >= TWHEEL_MAX_INTERVAL)) {
+		if (expires > now)
+			return -EINVAL;
+		expires = now + 1;
+	}
+	if (old != TWHEEL_SLOT_IDLE) {
+		if (unlikely(w->park == &e->node))
+			w->park = e->node.prev;
+		entry_unlink(e);
+		slot_put(w, old);
+	} else {
+		w->count++;
+	}
+	pl = place(w, hashed, pow2, now, expires);
+	e->expires = expires;
+	entry_link_tail(e, &w->slot[pl.slot]);
+	slot_get(w, pl.slot);
+	WRITE_ONCE(e->slot, pl.slot);
+	if (pl.visit < w->next)
+		w->next = pl.visit;
+	return old != TWHEEL_SLOT_IDLE;
+}
+
+/*
+ * add_at() for a geometry of other slot counts than powers of two, out of
+ * line: place_any()'s divisions take registers that the other paths would
+ * otherwise save and restore too.
+ */
+static noinline int add_at_any(struct twheel *w, struct twheel_entry *e,
+			       u64 expires)
+{
+	return add_at(w, e, expires, false, false);
+}
+
+/* add_at() for a hierarchy, out of line for the same reason. */
+static noinline int add_at_levels(struct twheel *w, struct twheel_entry *e,
+				  u64 expires)
+{
+	if (unlikely(!w->pow2))
+		return add_at_any(w, e, expires);
+	return add_at(w, e, expires, false, true);
+}
+
 /**
  * twheel_add_at() - arm an entry for an absolute tick, re-arming it if pending
  * @w: the wheel.
@@ -628,7 +715,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_entry_init);
  * has no work) arms entries this way, so that they are due counting from
  * the real time, not from the last tick the wheel processed.
  *
- * Paper: START TIMER, in O(levels).
+ * Paper: START TIMER, in O(1); in O(levels) for a geometry whose slot
+ * counts are not all powers of two.
  *
  * Return: %1 if @e was pending (and is now re-armed), %0 if it was idle,
  * -%EINVAL with nothing changed if @expires lies more than
@@ -636,31 +724,9 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_entry_init);
  */
 int twheel_add_at(struct twheel *w, struct twheel_entry *e, u64 expires)
 {
-	u32 old = e->slot;
-	unsigned int i;
-	u64 visit;
-
-	if (unlikely(expires > w->now &&
-		     expires - w->now > TWHEEL_MAX_INTERVAL))
-		return -EINVAL;
-	if (old != TWHEEL_SLOT_IDLE) {
-		if (unlikely(w->park == &e->node))
-			w->park = e->node.prev;
-		entry_unlink(e);
-		slot_put(w, old);
-	} else {
-		w->count++;
-	}
-	if (unlikely(expires <= w->now))
-		expires = w->now + 1;
-	e->expires = expires;
-	visit = locate(w, w->now, expires, &i);
-	entry_link_tail(e, &w->slot[i]);
-	slot_get(w, i);
-	WRITE_ONCE(e->slot, i);
-	if (visit < w->next)
-		w->next = visit;
-	return old != TWHEEL_SLOT_IDLE;
+	if (w->top)
+		return add_at_levels(w, e, expires);
+	return add_at(w, e, expires, true, true);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_add_at);
 
@@ -708,10 +774,9 @@ bool twheel_del(struct twheel *w, struct twheel_entry *e)
 	if (unlikely(w->park == &e->node))
 		w->park = e->node.prev;
 	entry_unlink(e);
-	INIT_LIST_HEAD(&e->node);
-	slot_put(w, i);
 	WRITE_ONCE(e->slot, TWHEEL_SLOT_IDLE);
 	w->count--;
+	slot_put(w, i);
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_del);
@@ -1047,7 +1112,6 @@ static bool run_tick(struct twheel *w, twheel_expire_fn fn, void *ctx,
 			continue;
 		}
 		entry_unlink(e);
-		INIT_LIST_HEAD(&e->node);
 		slot_put(w, e->slot);
 		WRITE_ONCE(e->slot, TWHEEL_SLOT_IDLE);
 		w->count--;

@@ -102,6 +102,10 @@ struct twheel_stats {
  * @top: the top level, @geo.levels - 1.
  * @shift: log2(@gran[n]) for each n when @pow2, so that divisions become
  *	shifts.
+ * @mask: @size[n] - 1 for each level when @pow2.
+ * @level_of: when @pow2, the lowest level whose window holds every
+ *	distance from the clock below 2^(i + 1), for each bit number i; the
+ *	level below it may hold a given one too (see twheel_place()).
  * @slot: the slot lists, level 0 first.
  * @len: entries of each slot, counting those taken out of its list for
  *	processing (@drain, @due) that have not left it yet.
@@ -143,6 +147,8 @@ struct twheel {
 	unsigned long *busy;
 	struct list_head *park;
 	unsigned int first[TWHEEL_MAX_LEVELS];
+	unsigned int mask[TWHEEL_MAX_LEVELS];
+	u8 level_of[64];
 	unsigned int size[TWHEEL_MAX_LEVELS];
 	u64 gran[TWHEEL_MAX_LEVELS + 1];
 	unsigned int nslots;
@@ -217,10 +223,22 @@ void twheel_abandon(struct twheel *w);
 void twheel_destroy(struct twheel *w);
 void twheel_forward(struct twheel *w, u64 now);
 
-unsigned int twheel_level(const struct twheel *w, u64 now, u64 expires);
+/**
+ * struct twheel_place - where an entry goes, and when the wheel looks at it
+ * @visit: the first tick on which the wheel looks at the entry.
+ * @level: the level it goes to.
+ * @slot: its slot, an index in &twheel.slot.
+ */
+struct twheel_place {
+	u64 visit;
+	unsigned int level;
+	unsigned int slot;
+};
+
+void twheel_place(const struct twheel *w, u64 now, u64 expires,
+		  struct twheel_place *pl);
 unsigned int twheel_slot_index(const struct twheel *w, unsigned int level,
 			       u64 expires);
-u64 twheel_visit_tick(const struct twheel *w, u64 now, u64 expires);
 u64 twheel_coalesce(u64 first, u64 last, u64 busy);
 
 void twheel_entry_init(struct twheel_entry *e);

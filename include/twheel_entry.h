@@ -14,8 +14,12 @@
 
 /**
  * struct twheel_entry - one timer in a wheel
- * @node: link in a slot's list, or in one of the lists a wheel takes a
- *	slot's entries into while it drains or runs that slot.
+ * @node: while the entry is pending, its link in a slot's list, or in one
+ *	of the lists a wheel takes a slot's entries into while it drains or
+ *	runs that slot.  An idle entry's links are left as they were when it
+ *	left its list (twheel_entry_init() points them at the entry itself):
+ *	@slot, not @node, says whether it is pending, as timer_list's pprev
+ *	does.
  * @expires: the absolute tick the entry is due on.  This is what the paper
  *	keeps in an entry's high-order bits: the slot gives the low-order part,
  *	and the wheel compares @expires with the time when the slot comes round.

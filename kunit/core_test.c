@@ -104,6 +104,44 @@ static u64 ref_visit(const struct twheel_geometry *geo, unsigned int level,
 	return t;
 }
 
+/* twheel_place(), the function every arming places its entry with. */
+static struct twheel_place place_of(const struct twheel *w, u64 now,
+				    u64 expires)
+{
+	struct twheel_place pl;
+
+	twheel_place(w, now, expires, &pl);
+	return pl;
+}
+
+/*
+ * Level, slot and visit of an entry of @expires at @now agree with the
+ * digit reference, and the visit lies in (now, expires].
+ */
+static void expect_placed(struct kunit *test, const struct twheel *w,
+			  u64 now, u64 e)
+{
+	const struct twheel_geometry *geo = &w->geo;
+	unsigned int lvl = ref_level(geo, now, e);
+	u64 g = ref_gran(geo, lvl);
+	u64 visit = ref_visit(geo, lvl, now, e);
+	struct twheel_place pl = place_of(w, now, e);
+
+	KUNIT_ASSERT_EQ_MSG(test, pl.level, lvl, "now %llu expires %llu",
+			    now, e);
+	KUNIT_ASSERT_EQ_MSG(test, pl.slot - w->first[lvl],
+			    (unsigned int)((e / g) % ref_size(geo, lvl)),
+			    "now %llu expires %llu", now, e);
+	KUNIT_ASSERT_EQ_MSG(test, twheel_slot_index(w, lvl, e),
+			    pl.slot - w->first[lvl], "now %llu expires %llu",
+			    now, e);
+	KUNIT_ASSERT_EQ_MSG(test, pl.visit, visit, "now %llu expires %llu",
+			    now, e);
+	KUNIT_ASSERT_TRUE_MSG(test, visit > now && visit <= e,
+			      "now %llu expires %llu visit %llu", now, e,
+			      visit);
+}
+
 /* A geometry the sweep runs on, named for its parameter row. */
 struct sweep_geometry {
 	const char *desc;
@@ -117,6 +155,9 @@ static const struct sweep_geometry sweep_geometries[] = {
 	{ "scheme 7: 4 3 5", TWHEEL_GEOMETRY7(3, 4, 3, 5) },
 	{ "scheme 7: 4 4 4", TWHEEL_GEOMETRY7(3, 4, 4, 4) },
 	{ "scheme 7: 2 3 2 3", TWHEEL_GEOMETRY7(4, 2, 3, 2, 3) },
+	/* Powers of two of unequal widths: log2 of the spans 0 1 4 6, 0 3 4 5 7. */
+	{ "scheme 7: 2 8 4", TWHEEL_GEOMETRY7(3, 2, 8, 4) },
+	{ "scheme 7: 8 2 2 4", TWHEEL_GEOMETRY7(4, 8, 2, 2, 4) },
 };
 
 KUNIT_ARRAY_PARAM_DESC(sweep, sweep_geometries, desc);
@@ -126,7 +167,7 @@ KUNIT_ARRAY_PARAM_DESC(sweep, sweep_geometries, desc);
  * expiry up to two more rotations ahead: the level, the slot and the visit
  * tick agree with the digit reference, and the visit lies in (now, expires].
  */
-static void twheel_level_sweep(struct kunit *test)
+static void twheel_place_sweep(struct kunit *test)
 {
 	const struct sweep_geometry *p = test->param_value;
 	const struct twheel_geometry *geo = &p->geo;
@@ -139,25 +180,67 @@ static void twheel_level_sweep(struct kunit *test)
 	span = twheel_span(geo);
 	KUNIT_EXPECT_EQ(test, span, ref_gran(geo, geo->levels));
 
-	for (now = 0; now < 2 * span; now++) {
-		for (e = now + 1; e <= now + 2 * span; e++) {
-			unsigned int lvl = ref_level(geo, now, e);
-			u64 g = ref_gran(geo, lvl);
-			u64 visit = ref_visit(geo, lvl, now, e);
+	for (now = 0; now < 2 * span; now++)
+		for (e = now + 1; e <= now + 2 * span; e++)
+			expect_placed(test, w, now, e);
+	twheel_destroy(w);
+}
 
-			KUNIT_ASSERT_EQ_MSG(test, twheel_level(w, now, e), lvl,
-					    "now %llu expires %llu", now, e);
-			KUNIT_ASSERT_EQ_MSG(test,
-					    twheel_slot_index(w, lvl, e),
-					    (unsigned int)((e / g) %
-							   ref_size(geo, lvl)),
-					    "now %llu expires %llu", now, e);
-			KUNIT_ASSERT_EQ_MSG(test,
-					    twheel_visit_tick(w, now, e), visit,
-					    "now %llu expires %llu", now, e);
-			KUNIT_ASSERT_TRUE_MSG(test, visit > now && visit <= e,
-					      "now %llu expires %llu visit %llu",
-					      now, e, visit);
+/* Wheels too large to sweep: the module's defaults, and wider ones. */
+static const struct sweep_geometry large_geometries[] = {
+	{ "scheme 6: 4096", TWHEEL_GEOMETRY6(4096) },
+	{ "scheme 7: 256 256 256", TWHEEL_GEOMETRY7(3, 256, 256, 256) },
+	{ "scheme 7: 4 x 64", TWHEEL_GEOMETRY7(4, 64, 64, 64, 64) },
+	{ "scheme 7: 16 1024 4 256", TWHEEL_GEOMETRY7(4, 16, 1024, 4, 256) },
+	{ "scheme 7: 8 x 128", TWHEEL_GEOMETRY7(8, 128, 128, 128, 128, 128,
+						128, 128, 128) },
+	{ "scheme 7: 60 60 24 100", TWHEEL_GEOMETRY7(4, 60, 60, 24, 100) },
+};
+
+KUNIT_ARRAY_PARAM_DESC(large, large_geometries, desc);
+
+/* xorshift64: the same samples on every run. */
+static u64 next_sample(u64 *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * Clocks anywhere below the wheels' limit, and distances of every
+ * magnitude up to %TWHEEL_MAX_INTERVAL, each magnitude also at the edges
+ * that decide a level: a power of two, and one either side of it, and
+ * the clock at the end of a slot of each level.
+ */
+static void twheel_place_large(struct kunit *test)
+{
+	const struct sweep_geometry *p = test->param_value;
+	struct twheel *w;
+	u64 x = 1987, now, d;
+	unsigned int i, b;
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_EQ(test, twheel_init(w, &p->geo, 0), 0);
+	for (i = 0; i < 1000; i++) {
+		now = next_sample(&x) & (TWHEEL_CLOCK_LIMIT - 1);
+		if (i & 1) {
+			/* The last tick of a slot of some level. */
+			u64 g = ref_gran(&p->geo, next_sample(&x) %
+					 (p->geo.levels + 1));
+
+			now = now / g * g + g - 1;
+		}
+		for (b = 0; b < 62; b++) {
+			d = BIT_ULL(b) + (next_sample(&x) & (BIT_ULL(b) - 1));
+			expect_placed(test, w, now, now + d);
+			expect_placed(test, w, now, now + BIT_ULL(b));
+			if (b)
+				expect_placed(test, w, now,
+					      now + BIT_ULL(b) - 1);
+			expect_placed(test, w, now, now + BIT_ULL(b) + 1);
 		}
 	}
 	twheel_destroy(w);
@@ -167,7 +250,7 @@ static void twheel_level_sweep(struct kunit *test)
  * A level-0 entry is visited on its own tick; one higher up from the start
  * of the slot before its own.
  */
-static void twheel_visit_tick_level0_is_expiry(struct kunit *test)
+static void twheel_place_level0_visit_is_expiry(struct kunit *test)
 {
 	static const struct twheel_geometry geo = TWHEEL_GEOMETRY7(3, 16, 16, 16);
 	struct twheel *w;
@@ -176,17 +259,17 @@ static void twheel_visit_tick_level0_is_expiry(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	KUNIT_ASSERT_EQ(test, twheel_init(w, &geo, 1000), 0);
 	/* 1000 = 3*256 + 14*16 + 8: 1001..1007 share every higher digit. */
-	KUNIT_EXPECT_EQ(test, twheel_level(w, 1000, 1007), 0U);
-	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 1000, 1007), 1007ULL);
+	KUNIT_EXPECT_EQ(test, place_of(w, 1000, 1007).level, 0U);
+	KUNIT_EXPECT_EQ(test, place_of(w, 1000, 1007).visit, 1007ULL);
 	/* 1008 starts the next level-1 slot, which level 0 holds too. */
-	KUNIT_EXPECT_EQ(test, twheel_level(w, 1000, 1008), 0U);
-	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 1000, 1023), 1023ULL);
+	KUNIT_EXPECT_EQ(test, place_of(w, 1000, 1008).level, 0U);
+	KUNIT_EXPECT_EQ(test, place_of(w, 1000, 1023).visit, 1023ULL);
 	/* 1024 is two level-1 slots on: level 1, drained from 1008. */
-	KUNIT_EXPECT_EQ(test, twheel_level(w, 1000, 1024), 1U);
-	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 1000, 1030), 1008ULL);
+	KUNIT_EXPECT_EQ(test, place_of(w, 1000, 1024).level, 1U);
+	KUNIT_EXPECT_EQ(test, place_of(w, 1000, 1030).visit, 1008ULL);
 	/* 1300 is in level-2 slot 5, two on: level 2, drained from 1024. */
-	KUNIT_EXPECT_EQ(test, twheel_level(w, 1000, 1300), 2U);
-	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 1000, 1300), 1024ULL);
+	KUNIT_EXPECT_EQ(test, place_of(w, 1000, 1300).level, 2U);
+	KUNIT_EXPECT_EQ(test, place_of(w, 1000, 1300).visit, 1024ULL);
 	twheel_destroy(w);
 }
 
@@ -203,7 +286,7 @@ static void twheel_visit_tick_level0_is_expiry(struct kunit *test)
  * (minute 15 of the next hour); that slot is drained from 11 d 11 h 14 min,
  * into slot 75 of the second wheel (second 15 of the next minute).
  */
-static void twheel_level_paper_example(struct kunit *test)
+static void twheel_place_paper_example(struct kunit *test)
 {
 	static const struct twheel_geometry geo = TWHEEL_GEOMETRY7(4, 60, 60, 24, 100);
 	u64 now = 11 * T_DAY + 10 * T_HOUR + 24 * T_MIN + 30 * T_SEC;
@@ -216,15 +299,15 @@ static void twheel_level_paper_example(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e, 11 * T_DAY + 11 * T_HOUR + 15 * T_MIN + 15 * T_SEC);
 
 	/* Minute wheel, slot 75, looked at on 11 d 11 h 14 min. */
-	KUNIT_EXPECT_EQ(test, twheel_level(w, now, e), 1U);
+	KUNIT_EXPECT_EQ(test, place_of(w, now, e).level, 1U);
 	KUNIT_EXPECT_EQ(test, twheel_slot_index(w, 1, e), 75U);
-	now = twheel_visit_tick(w, now, e);
+	now = place_of(w, now, e).visit;
 	KUNIT_EXPECT_EQ(test, now, 11 * T_DAY + 11 * T_HOUR + 14 * T_MIN);
 
 	/* Second wheel, slot 75: due. */
-	KUNIT_EXPECT_EQ(test, twheel_level(w, now, e), 0U);
+	KUNIT_EXPECT_EQ(test, place_of(w, now, e).level, 0U);
 	KUNIT_EXPECT_EQ(test, twheel_slot_index(w, 0, e), 75U);
-	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, now, e), e);
+	KUNIT_EXPECT_EQ(test, place_of(w, now, e).visit, e);
 	twheel_destroy(w);
 }
 
@@ -232,7 +315,7 @@ static void twheel_level_paper_example(struct kunit *test)
  * Beyond the hierarchy's span an entry waits in the top level and is looked
  * at once per rotation; for Scheme 6 every rotation of its one level.
  */
-static void twheel_visit_tick_beyond_span(struct kunit *test)
+static void twheel_place_beyond_span(struct kunit *test)
 {
 	static const struct twheel_geometry geo6 = TWHEEL_GEOMETRY6(256);
 	static const struct twheel_geometry geo7 = TWHEEL_GEOMETRY7(2, 16, 16);
@@ -244,11 +327,11 @@ static void twheel_visit_tick_beyond_span(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, twheel_init(w, &geo6, 10), 0);
 	/* Slot 1000 % 256 = 232 comes round on 232, 488, 744, 1000. */
 	KUNIT_EXPECT_EQ(test, twheel_slot_index(w, 0, 1000), 232U);
-	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 10, 1000), 232ULL);
-	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 232, 1000), 488ULL);
-	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 744, 1000), 1000ULL);
+	KUNIT_EXPECT_EQ(test, place_of(w, 10, 1000).visit, 232ULL);
+	KUNIT_EXPECT_EQ(test, place_of(w, 232, 1000).visit, 488ULL);
+	KUNIT_EXPECT_EQ(test, place_of(w, 744, 1000).visit, 1000ULL);
 	/* The longest interval is accepted arithmetic, not an overflow. */
-	KUNIT_EXPECT_GT(test, twheel_visit_tick(w, 10, 10 + TWHEEL_MAX_INTERVAL),
+	KUNIT_EXPECT_GT(test, place_of(w, 10, 10 + TWHEEL_MAX_INTERVAL).visit,
 			10ULL);
 	twheel_destroy(w);
 
@@ -258,20 +341,21 @@ static void twheel_visit_tick_beyond_span(struct kunit *test)
 	 * before it: 208, 464, 720, and in its own rotation on 976, when it
 	 * goes down to level 0.
 	 */
-	KUNIT_EXPECT_EQ(test, twheel_level(w, 0, 1000), 1U);
-	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 0, 1000), 208ULL);
-	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 208, 1000), 464ULL);
-	KUNIT_EXPECT_EQ(test, twheel_visit_tick(w, 720, 1000), 976ULL);
-	KUNIT_EXPECT_EQ(test, twheel_level(w, 976, 1000), 0U);
+	KUNIT_EXPECT_EQ(test, place_of(w, 0, 1000).level, 1U);
+	KUNIT_EXPECT_EQ(test, place_of(w, 0, 1000).visit, 208ULL);
+	KUNIT_EXPECT_EQ(test, place_of(w, 208, 1000).visit, 464ULL);
+	KUNIT_EXPECT_EQ(test, place_of(w, 720, 1000).visit, 976ULL);
+	KUNIT_EXPECT_EQ(test, place_of(w, 976, 1000).level, 0U);
 	twheel_destroy(w);
 }
 
 static struct kunit_case twheel_arith_cases[] = {
 	KUNIT_CASE_PARAM(twheel_geometry_check_table, geometry_gen_params),
-	TWHEEL_CASE_PARAM_SLOW(twheel_level_sweep, sweep_gen_params),
-	KUNIT_CASE(twheel_visit_tick_level0_is_expiry),
-	KUNIT_CASE(twheel_level_paper_example),
-	KUNIT_CASE(twheel_visit_tick_beyond_span),
+	TWHEEL_CASE_PARAM_SLOW(twheel_place_sweep, sweep_gen_params),
+	TWHEEL_CASE_PARAM_SLOW(twheel_place_large, large_gen_params),
+	KUNIT_CASE(twheel_place_level0_visit_is_expiry),
+	KUNIT_CASE(twheel_place_paper_example),
+	KUNIT_CASE(twheel_place_beyond_span),
 	{}
 };
 

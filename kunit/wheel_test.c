@@ -9,8 +9,8 @@
  * expiry tick and, within a tick, by the order they were last armed in
  * (the order twheel_core.c's DOC: block promises).  This file adapts a
  * wheel to it, and adds what only a wheel has: after each operation each
- * pending entry must sit in the slot twheel_level() and
- * twheel_slot_index() name, the busy bits must mark those slots and no
+ * pending entry must sit in the slot twheel_place() names, the busy bits
+ * must mark those slots and no
  * others, and twheel_next_work() must be the earliest visit of them.
  *
  * What a wheel does besides add, del and advance (twheel_add_at(),
@@ -65,12 +65,19 @@ static struct twheel_entry *wt_e(const struct model_entry *x)
 	return &container_of(x, struct wt_entry, m)->e;
 }
 
+/* Where an entry due on @due is placed at the model's clock. */
+static struct twheel_place wt_place(struct wt *t, u64 due)
+{
+	struct twheel_place pl;
+
+	twheel_place(&t->w, t->m.now, due, &pl);
+	return pl;
+}
+
 /* The slot an entry due on @due is placed in at the model's clock. */
 static u32 wt_slot(struct wt *t, u64 due)
 {
-	unsigned int n = twheel_level(&t->w, t->m.now, due);
-
-	return t->w.first[n] + twheel_slot_index(&t->w, n, due);
+	return wt_place(t, due).slot;
 }
 
 /*
@@ -81,7 +88,7 @@ static u32 wt_slot(struct wt *t, u64 due)
 static u32 wt_drain_slot(struct wt *t, u64 due)
 {
 	const struct twheel *w = &t->w;
-	unsigned int n = twheel_level(w, t->m.now, due) + 1;
+	unsigned int n = wt_place(t, due).level + 1;
 
 	if (n >= w->geo.levels || list_empty(&w->drain[n]) ||
 	    div64_u64(due, w->gran[n]) != w->drain_q[n])
@@ -152,8 +159,8 @@ static void wt_view(struct model *m, const struct model_entry *x,
 }
 
 /*
- * An idle entry is on no list; a pending one not due on the tick being
- * processed is in the slot twheel_level() and twheel_slot_index() name for
+ * An idle entry has no slot; a pending one not due on the tick being
+ * processed is in the slot twheel_place() names for
  * its tick at the model's clock, or still waits in the slot above that is
  * draining into it.
  */
@@ -163,8 +170,8 @@ static bool wt_check_entry(struct model *m, const struct model_entry *x)
 	struct wt *t = to_wt(m);
 
 	if (!x->pending)
-		return model_check(m, x, list_empty(&e->node),
-				   "idle entry still on a list");
+		return model_check(m, x, e->slot == TWHEEL_SLOT_IDLE,
+				   "idle entry has a slot");
 	if (x->due == m->now)
 		return true;
 	return model_check(m, x, e->slot == wt_slot(t, x->due) ||
@@ -199,7 +206,7 @@ static unsigned int wt_busy_mismatch(const struct wt *t)
 /*
  * The busy bits are set for the slots of pending entries, and no others;
  * twheel_next_work() is the next tick while a level drains, and otherwise
- * the earliest twheel_visit_tick() of the pending entries (U64_MAX for
+ * the earliest visit tick (twheel_place()) of the pending entries (U64_MAX for
  * none); never after the earliest expiry, and for Scheme 6 equal to it
  * when every entry is due within one rotation.  twheel_next_hint() lies
  * after the clock and not after twheel_next_work().
@@ -219,7 +226,7 @@ static void wt_verify(struct model *m)
 		if (!x->pending)
 			continue;
 		__set_bit(wt_e(x)->slot, t->busy);
-		visit = min(visit, twheel_visit_tick(w, m->now, x->due));
+		visit = min(visit, wt_place(t, x->due).visit);
 		first = min(first, x->due);
 		if (x->due - m->now > w->geo.slots[0])
 			one_rotation = false;
@@ -593,9 +600,11 @@ static void twheel_del_every_state(struct kunit *test)
 	wt_init(t, geo, start, geo->levels + 3);
 	for (n = 0; n < geo->levels; n++) {
 		u64 ahead = n ? 2 * w->gran[n] : 1;
+		struct twheel_place pl;
 
 		x = model_ent(m, n);
-		KUNIT_ASSERT_EQ(test, twheel_level(w, start, start + ahead), n);
+		twheel_place(w, start, start + ahead, &pl);
+		KUNIT_ASSERT_EQ(test, pl.level, n);
 		model_arm(m, x, ahead);
 		KUNIT_EXPECT_GE_MSG(test, wt_e(x)->slot, w->first[n],
 				    "level %u", n);

@@ -20,7 +20,7 @@
 #     from an empty corpus within FUZZ_BUG_TIME seconds (default 120),
 #     each with a complaint of the right kind:
 #
-#   slot   placement (locate()) puts an entry in the slot after the right
+#   slot   placement (place()) puts an entry in the slot after the right
 #          one: it runs late or never
 #   busy   slot_get() does not set the slot's busy bit: the wheel does not
 #          see the slot's work
@@ -67,10 +67,10 @@ plant() {
 	case $1 in
 	slot)
 		# Placement puts an entry in the slot after the right one,
-		# within its level: each "*slot =" of locate() and
-		# locate_any().
-		sed -E '/^static.* locate(_any)?\(/,/^}/{
-			/\*slot = /{
+		# within its level: each "pl.slot =" of place() and
+		# place_any().
+		sed -E '/^static.* place(_any)?\(/,/^}/{
+			/pl\.slot = /{
 				s/\(q & mask\)/((q + 1) \& mask)/
 				s/= expires & mask;/= (expires + 1) \& mask;/
 				s/lvl_slot\(w, q, n\)/lvl_slot(w, q + 1, n)/
@@ -80,15 +80,15 @@ plant() {
 			die "planting bug 'slot': not all three placements changed"
 		;;
 	busy)
-		sed '/^static.* slot_get(/,/^}/s/__set_bit([^;]*);/do { } while (0);/' \
+		sed '/^static.* slot_get(/,/^}/s/|= BIT_MASK(i);/\&= ~0UL;/' \
 			twheel_core.c >"$dir/twheel_core.c"
 		;;
 	order)
 		# Placement links at the head; the tail linker goes unused.
-		sed -e 's/entry_link_tail(e, \(&w->slot\[i\]\));/list_add(\&e->node, \1);/' \
+		sed -e 's/entry_link_tail(e, \(&w->slot\[pl\.slot\]\));/list_add(\&e->node, \1);/' \
 		    -e 's/^static inline void entry_link_tail(/__attribute__((unused)) &/' \
 			twheel_core.c >"$dir/twheel_core.c"
-		grep -q 'list_add(&e->node, &w->slot\[i\]);' "$dir/twheel_core.c" ||
+		grep -q 'list_add(&e->node, &w->slot\[pl\.slot\]);' "$dir/twheel_core.c" ||
 			die "planting bug 'order': placement no longer links with entry_link_tail()"
 		;;
 	early)

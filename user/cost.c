@@ -66,12 +66,14 @@ int main(int argc, char **argv)
 					     2 + rnd(299));
 	}
 	if (pair) {
+		struct twheel_place pl;
 		u64 visits = 0;
 
 		for (ops = 0; ops < count; ops++) {
 			twheel_del(&w, &e[n]);
 			twheel_add(&w, &e[n], 3000000 + rnd(1000000));
-			visits += twheel_visit_tick(&w, w.now, e[n].expires);
+			twheel_place(&w, w.now, e[n].expires, &pl);
+			visits += pl.visit;
 		}
 		printf("%lu pairs (%llu)\n", ops, (unsigned long long)visits);
 	} else {

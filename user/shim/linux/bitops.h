@@ -13,22 +13,21 @@
 
 #define BITS_TO_LONGS(nr)	(((nr) + BITS_PER_LONG - 1) / BITS_PER_LONG)
 
-/* The mask of bit @nr within its word. */
-#define SHIM_BIT_MASK(nr)	(1UL << ((nr) % BITS_PER_LONG))
+#define BIT_MASK(nr)	(1UL << ((nr) % BITS_PER_LONG))
 
 static inline void __set_bit(unsigned long nr, unsigned long *addr)
 {
-	addr[BIT_WORD(nr)] |= SHIM_BIT_MASK(nr);
+	addr[BIT_WORD(nr)] |= BIT_MASK(nr);
 }
 
 static inline void __clear_bit(unsigned long nr, unsigned long *addr)
 {
-	addr[BIT_WORD(nr)] &= ~SHIM_BIT_MASK(nr);
+	addr[BIT_WORD(nr)] &= ~BIT_MASK(nr);
 }
 
 static inline bool test_bit(unsigned long nr, const unsigned long *addr)
 {
-	return addr[BIT_WORD(nr)] & SHIM_BIT_MASK(nr);
+	return addr[BIT_WORD(nr)] & BIT_MASK(nr);
 }
 
 static inline bool __test_and_set_bit(unsigned long nr, unsigned long *addr)
@@ -61,7 +60,7 @@ static inline unsigned long __ffs(unsigned long word)
 /* Index of the highest set bit of @word, which is not 0. */
 static inline unsigned long __fls(unsigned long word)
 {
-	return BITS_PER_LONG - 1 - __builtin_clzl(word);
+	return (BITS_PER_LONG - 1) ^ __builtin_clzl(word);
 }
 
 /* 1 + index of the highest set bit of @x, or 0 if @x is 0. */
