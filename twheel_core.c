@@ -172,10 +172,7 @@
 #include <kunit/visibility.h>
 
 #include "twheel_core.h"
-
-/* &twheel.level_of: a level number, and this flag. */
-#define TWHEEL_LEVEL_CHECK	0x80
-static_assert(TWHEEL_MAX_LEVELS <= TWHEEL_LEVEL_CHECK);
+#include "twheel_core_inline.h"
 
 /* Clock + interval + span, the furthest visit tick, fits a u64. */
 static_assert(TWHEEL_CLOCK_LIMIT - 1 <= U64_MAX - TWHEEL_MAX_INTERVAL -
@@ -185,70 +182,6 @@ static_assert(TWHEEL_CLOCK_LIMIT - 1 <= U64_MAX - TWHEEL_MAX_INTERVAL -
  * below %TWHEEL_SLOT_IDLE.
  */
 static_assert(2ULL * TWHEEL_MAX_LEVELS * TWHEEL_MAX_SLOTS < TWHEEL_SLOT_IDLE);
-
-/* Tick @t in units of level @n's slots: the clock's (or expiry's) prefix. */
-static inline u64 lvl_div(const struct twheel *w, u64 t, unsigned int n)
-{
-	return w->pow2 ? t >> w->shift[n] : div64_u64(t, w->gran[n]);
-}
-
-/* The slot of level @n, counted from the level's first, of prefix @q. */
-static inline unsigned int lvl_slot(const struct twheel *w, u64 q,
-				    unsigned int n)
-{
-	u32 rem;
-
-	if (w->pow2)
-		return q & (w->size[n] - 1);
-	div_u64_rem(q, w->size[n], &rem);
-	return rem;
-}
-
-/*
- * Link @e at the tail of slot list @head, and unlink it, without the
- * checks CONFIG_DEBUG_LIST (on in Debian's kernel) adds to list_add_tail()
- * and list_del(): out-of-line calls that cost as much as the rest of a
- * stop+start pair (make bench), on the paths that arm, stop and expire.
- * kernel/time/timer.c links its buckets with hlist, which is never
- * checked; the wheels' lists are checked against a model by the KUnit
- * suites and the fuzzer instead.
- */
-static inline void entry_link_tail(struct twheel_entry *e,
-				   struct list_head *head)
-{
-	struct list_head *prev = head->prev;
-
-	e->node.next = head;
-	e->node.prev = prev;
-	WRITE_ONCE(prev->next, &e->node);
-	head->prev = &e->node;
-}
-
-static inline void entry_unlink(struct twheel_entry *e)
-{
-	struct list_head *prev = e->node.prev, *next = e->node.next;
-
-	next->prev = prev;
-	WRITE_ONCE(prev->next, next);
-}
-
-/*
- * Slot @i gains an entry ...  The busy bit is set in plain C, not with
- * __set_bit(), whose x86 form clobbers all memory and so makes the
- * compiler reload every field of the wheel after it.
- */
-static inline void slot_get(struct twheel *w, unsigned int i)
-{
-	if (!w->len[i]++)
-		w->busy[BIT_WORD(i)] |= BIT_MASK(i);
-}
-
-/* ... or loses one. */
-static inline void slot_put(struct twheel *w, unsigned int i)
-{
-	if (!--w->len[i])
-		w->busy[BIT_WORD(i)] &= ~BIT_MASK(i);
-}
 
 /**
  * twheel_span() - ticks spanned by a geometry's whole hierarchy
@@ -354,99 +287,6 @@ unsigned int twheel_slot_index(const struct twheel *w, unsigned int level,
 	return lvl_slot(w, lvl_div(w, expires, level), level);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_slot_index);
-
-/*
- * place() for a geometry that is not all powers of two: one level at a
- * time from the bottom, with divisions.
- */
-static __always_inline struct twheel_place
-place_any(const struct twheel *w, u64 now, u64 expires)
-{
-	struct twheel_place pl;
-	unsigned int n;
-	u64 p = now, q = expires;
-
-	for (n = 0; n < w->top; n++) {
-		u64 pp = lvl_div(w, now, n + 1), qq = lvl_div(w, expires, n + 1);
-
-		if (qq - pp <= 1)
-			break;
-		p = pp;
-		q = qq;
-	}
-	pl.level = n;
-	pl.slot = w->first[n] + lvl_slot(w, q, n);
-	if (n < w->top)
-		pl.visit = n ? (q - 1) * w->gran[n] : q;
-	else if (!n)
-		pl.visit = p + 1 + lvl_slot(w, q - p - 1, 0);
-	else	/* placed at level n >= 1, q is at least p + 2 */
-		pl.visit = (p + 1 + lvl_slot(w, q - p - 2, n)) * w->gran[n];
-	return pl;
-}
-
-/*
- * Where an entry due on @expires goes with the clock at @now, and when the
- * wheel first looks at it: twheel_place(), and every arming's placement.
- *
- * The level is the lowest n whose window holds @expires: below the top,
- * the prefixes of level n + 1 of @expires and @now differ by at most 1.
- * With d = @expires - @now and k = log2(g[n + 1]), that holds whenever
- * d <= 2^k and never when d >= 2^(k + 1): so the highest set bit of d
- * leaves two candidates, the lowest level with k at least that bit's
- * number plus one (&twheel.level_of), and the level below it, which one
- * comparison of prefixes settles.  No loop, as timer.c's
- * calc_wheel_index(); geometries of other slot counts take place_any().
- *
- * Below the top, the slot of level n holding prefix q comes round exactly:
- * on tick q at level 0, and at level n >= 1 it starts draining a span
- * earlier, at (q - 1) * g[n].  The hashed top level's slot comes round
- * first on the rotation that reaches it, counting from the clock's prefix
- * p (from p + 1 to the slot's own tick at level 0, from p + 2 to the slot
- * a span ahead of the drain above it).
- *
- * @hashed says the wheel has one level (Scheme 6), @pow2 is &twheel.pow2:
- * each caller passes what it has tested already, so that its copy keeps
- * one path.
- */
-static __always_inline struct twheel_place
-place(const struct twheel *w, bool hashed, bool pow2, u64 now, u64 expires)
-{
-	struct twheel_place pl;
-	unsigned int n, sh;
-	u64 p, q, mask;
-
-	if (hashed) {
-		/* Scheme 6: the slot of the expiry's low bits, hashed. */
-		mask = w->mask[0];
-		pl.level = 0;
-		pl.slot = expires & mask;
-		pl.visit = now + 1 + ((expires - now - 1) & mask);
-		return pl;
-	}
-	if (!pow2)
-		return place_any(w, now, expires);
-	n = w->level_of[__fls((expires - now) | 1)];
-	if (unlikely(n & TWHEEL_LEVEL_CHECK)) {
-		n &= ~TWHEEL_LEVEL_CHECK;
-		sh = w->shift[n];
-		if ((expires >> sh) - (now >> sh) <= 1)
-			n--;
-	}
-	sh = w->shift[n];
-	q = expires >> sh;
-	mask = w->mask[n];
-	pl.level = n;
-	pl.slot = w->first[n] + (q & mask);
-	if (n < w->top) {
-		pl.visit = n ? (q - 1) << sh : q;
-		return pl;
-	}
-	/* Placed at the top level n >= 1, q is at least p + 2. */
-	p = now >> sh;
-	pl.visit = (p + 1 + ((q - p - 2) & mask)) << sh;
-	return pl;
-}
 
 /**
  * twheel_place() - where an entry goes, and when the wheel looks at it
@@ -652,54 +492,26 @@ void twheel_entry_init(struct twheel_entry *e)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_entry_init);
 
-static __always_inline int add_at(struct twheel *w, struct twheel_entry *e,
-				  u64 expires, bool hashed, bool pow2)
-{
-	u32 old = e->slot;
-	struct twheel_place pl;
-	u64 now = w->now;
-
-	/* One test for both: @expires not after @now wraps the distance. */
-	if (unlikely(expires - now - 1 >= TWHEEL_MAX_INTERVAL)) {
-		if (expires > now)
-			return -EINVAL;
-		expires = now + 1;
-	}
-	if (old != TWHEEL_SLOT_IDLE) {
-		if (unlikely(w->park == &e->node))
-			w->park = e->node.prev;
-		entry_unlink(e);
-		slot_put(w, old);
-	} else {
-		w->count++;
-	}
-	pl = place(w, hashed, pow2, now, expires);
-	e->expires = expires;
-	entry_link_tail(e, &w->slot[pl.slot]);
-	slot_get(w, pl.slot);
-	WRITE_ONCE(e->slot, pl.slot);
-	if (pl.visit < w->next)
-		w->next = pl.visit;
-	return old != TWHEEL_SLOT_IDLE;
-}
-
 /*
  * add_at() for a geometry of other slot counts than powers of two, out of
  * line: place_any()'s divisions take registers that the other paths would
  * otherwise save and restore too.
  */
-static noinline int add_at_any(struct twheel *w, struct twheel_entry *e,
+noinline int twheel_add_at_any(struct twheel *w, struct twheel_entry *e,
 			       u64 expires)
 {
 	return add_at(w, e, expires, false, false);
 }
 
-/* add_at() for a hierarchy, out of line for the same reason. */
+/*
+ * add_at() for a hierarchy, out of line for the same reason: twheel_add_at()
+ * keeps Scheme 6's path free of saved registers.
+ */
 static noinline int add_at_levels(struct twheel *w, struct twheel_entry *e,
 				  u64 expires)
 {
 	if (unlikely(!w->pow2))
-		return add_at_any(w, e, expires);
+		return twheel_add_at_any(w, e, expires);
 	return add_at(w, e, expires, false, true);
 }
 
@@ -767,17 +579,7 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_add);
  */
 bool twheel_del(struct twheel *w, struct twheel_entry *e)
 {
-	u32 i = e->slot;
-
-	if (i == TWHEEL_SLOT_IDLE)
-		return false;
-	if (unlikely(w->park == &e->node))
-		w->park = e->node.prev;
-	entry_unlink(e);
-	WRITE_ONCE(e->slot, TWHEEL_SLOT_IDLE);
-	w->count--;
-	slot_put(w, i);
-	return true;
+	return __twheel_del(w, e);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_del);
 

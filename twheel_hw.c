@@ -110,6 +110,7 @@
 
 #include "twheel.h"
 #include "twheel_core.h"
+#include "twheel_core_inline.h"
 #include "twheel_internal.h"
 
 /* The trace events read a callout's deadline with it. */
@@ -341,8 +342,12 @@ static void hist_add(u64 *hist, u64 v)
 	hist[min_t(unsigned int, fls64(v), TWHEEL_HIST_BUCKETS - 1)]++;
 }
 
-/* Lock and return the base @c is on; interrupts are off. */
-static struct twheel_base *lock_callout_base_irqoff(struct callout *c)
+/*
+ * Lock and return the base @c is on; interrupts are off.  Inlined: it is
+ * half of what unsetcallout() does.
+ */
+static __always_inline struct twheel_base *
+lock_callout_base_irqoff(struct callout *c)
 	__acquires(&base->lock)
 {
 	lockdep_assert_irqs_disabled();
@@ -364,25 +369,17 @@ static struct twheel_base *lock_callout_base_irqoff(struct callout *c)
 }
 
 /* Lock and return the base @c is on, saving and disabling interrupts. */
-static struct twheel_base *lock_callout_base(struct callout *c,
-					     unsigned long *flags)
+static __always_inline struct twheel_base *
+lock_callout_base(struct callout *c, unsigned long *flags)
 	__acquires(&base->lock)
 {
 	local_irq_save(*flags);
 	return lock_callout_base_irqoff(c);
 }
 
-/*
- * Program @base's hrtimer for tick @next, if that is sooner than it is set
- * for.  Not while its callback runs (the callback programs it on its way
- * out) nor while the CPU is going down.  A pinned hrtimer is started from
- * its own CPU: another CPU's is kicked to do it (twheel_kick()).
- */
-static void arm_tick(struct twheel_base *base, u64 next)
+/* arm_tick() once it has found that the hrtimer must be programmed. */
+static noinline void arm_tick_program(struct twheel_base *base, u64 next)
 {
-	lockdep_assert_held(&base->lock);
-	if (base->in_tick || !base->online || next >= base->programmed)
-		return;
 	if (unlikely(base != this_cpu_ptr(twheel_bases))) {
 		if (!base->kicked &&
 		    !smp_call_function_single_async(base->cpu, &base->kick))
@@ -392,6 +389,21 @@ static void arm_tick(struct twheel_base *base, u64 next)
 	base->programmed = next;
 	hrtimer_start(&base->timer, tick_to_ktime(next),
 		      HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+/*
+ * Program @base's hrtimer for tick @next, if that is sooner than it is set
+ * for.  Not while its callback runs (the callback programs it on its way
+ * out) nor while the CPU is going down.  A pinned hrtimer is started from
+ * its own CPU: another CPU's is kicked to do it (twheel_kick()).  The
+ * test is inline: most armings need no interrupt sooner.
+ */
+static __always_inline void arm_tick(struct twheel_base *base, u64 next)
+{
+	lockdep_assert_held(&base->lock);
+	if (base->in_tick || !base->online || next >= base->programmed)
+		return;
+	arm_tick_program(base, next);
 }
 
 /*
@@ -444,7 +456,7 @@ static bool cancel_run_locked(struct twheel_base *base, struct callout *c)
 static inline bool cancel_locked(struct twheel_base *base, struct callout *c)
 {
 	lockdep_assert_held(&base->lock);
-	if (twheel_del(&base->wheel, &c->entry))
+	if (__twheel_del(&base->wheel, &c->entry))
 		callout_debug_deactivate(c);
 	else if (!cancel_run_locked(base, c))
 		return false;
@@ -924,7 +936,7 @@ static __always_inline int arm_callout(struct callout *c,
 	wake_idle_wheel(base, now);
 	if (unlikely(last > first))
 		expires = coalesce(base, first, last);
-	ret |= twheel_add_at(&base->wheel, &c->entry, expires);
+	ret |= __twheel_add_at(&base->wheel, &c->entry, expires);
 	WARN_ON_ONCE(ret < 0);
 	if (!ret) {
 		callout_debug_activate(c);

@@ -54,7 +54,21 @@ static inline u64 twheel_recip(u64 d)
  */
 static inline u64 twheel_div_recip(u64 n, u64 d, u64 recip)
 {
-	u64 q = mul_u64_u64_shr(n, recip, 64);
+	u64 q;
+
+#ifdef CONFIG_X86_64
+	/*
+	 * The high half of the product, from one mulq.  The generic form
+	 * multiplies in an unsigned __int128, whose 16-byte alignment makes
+	 * GCC realign the stack of every function it is inlined into (the
+	 * kernel's stack boundary is 8 bytes).
+	 */
+	u64 lo;
+
+	asm("mulq %3" : "=a" (lo), "=d" (q) : "%0" (n), "rm" (recip));
+#else
+	q = mul_u64_u64_shr(n, recip, 64);
+#endif
 
 	if (n - q * d >= d)
 		q++;
