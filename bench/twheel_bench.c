@@ -69,20 +69,28 @@
  * setcallout() calls to know the tick, of ktime_get_coarse_ns(), the time
  * of the last tick of the kernel's timekeeping, and of a plain read of
  * jiffies, as timer_list takes the time.
+ *
+ * The single steps (steps): what the pairs are made of, each alone in a
+ * loop (bench_steps() lists them); scripts/emulation-costs.sh sets them
+ * beside their instruction counts.  The parameter "trace" makes one pair
+ * of a facility for scripts/pair-trace.sh to single-step in a debugger.
  */
 
+#include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/prandom.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/timex.h>
 #include <linux/timer.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
@@ -709,27 +717,188 @@ static noinline u64 clock_loop_jiffies(unsigned int reps)
 }
 
 /*
- * What two steps every twheel pair takes cost on their own, to read the
- * pairs against: a clock read (setcallout() reads the time to know the
- * tick; timer_list reads jiffies, hrtimer_start() in absolute mode reads
- * nothing) and an interrupt-disabling lock and unlock (every facility
- * takes one per call); and a bottom-half-disabling lock and unlock, which
- * twheel_setcallout_lock_bh adds to each pair.  ns per operation, best of
- * three batches.  Then
- * the clock readers side by side, in tenths of a ns: what a coarser
- * clock than ktime_get_ns() would save setcallout().
+ * The single steps a pair is made of, each timed alone in a loop of its
+ * own, ns per step with the loop's own instructions (best of three
+ * batches): so that a pair's time can be read against what its steps cost
+ * alone, and, run once under plain TCG and once under bench.sh ICOUNT=1
+ * (where a ns is an instruction), what the emulator charges for each
+ * (scripts/emulation-costs.sh).  Two steps calibrate: the empty loop,
+ * and eight ALU instructions, what an ordinary instruction costs.  The
+ * rest are what TCG may charge more for: a call and return, direct and
+ * through a pointer; a locked increment and a locked cmpxchg, the atomic
+ * that spin_lock() is; reading the interrupt flag (pushf), clearing and
+ * setting it (cli, sti), and both as local_irq_save() and
+ * local_irq_restore() do; the cycle counter alone, and the clock read that
+ * setcallout() makes to know the tick and far_ktime() to set an hrtimer
+ * (ktime_get() is ktime_get_ns() without the conversion, which is none);
+ * jiffies, as timer_list takes the time; and the locks every facility
+ * takes, interrupt- and bottom-half-disabling.
+ */
+enum {
+	STEP_EMPTY, STEP_ALU, STEP_CALL, STEP_ICALL, STEP_LOCK_INC,
+	STEP_CMPXCHG, STEP_SAVE_FLAGS, STEP_IRQ_OFF_ON, STEP_IRQ, STEP_CYCLES,
+	STEP_KTIME, STEP_JIFFIES, STEP_RAW_LOCK, STEP_BH_LOCK, STEP_NR
+};
+
+static const char *const step_names[STEP_NR] = {
+	[STEP_EMPTY] = "empty_loop",
+	[STEP_ALU] = "alu_x8",
+	[STEP_CALL] = "call+ret",
+	[STEP_ICALL] = "indirect_call+ret",
+	[STEP_LOCK_INC] = "lock_inc",
+	[STEP_CMPXCHG] = "lock_cmpxchg",
+	[STEP_SAVE_FLAGS] = "local_save_flags",
+	[STEP_IRQ_OFF_ON] = "local_irq_disable+enable",
+	[STEP_IRQ] = "local_irq_save+restore",
+	[STEP_CYCLES] = "get_cycles",
+	[STEP_KTIME] = "ktime_get_ns",
+	[STEP_JIFFIES] = "jiffies",
+	[STEP_RAW_LOCK] = "raw_spin_lock_irqsave+unlock",
+	[STEP_BH_LOCK] = "spin_lock_bh+unlock",
+};
+
+static noinline void step_callee(void)
+{
+	barrier();
+}
+
+static void (*step_pointer)(void) = step_callee;
+static atomic_t step_atomic;
+static DEFINE_RAW_SPINLOCK(step_raw_spinlock);
+static DEFINE_SPINLOCK(step_bh_spinlock);
+
+/*
+ * ns for @reps of step @which.  Always inlined, @which a constant, so
+ * that each loop holds its step and nothing else.  OPTIMIZER_HIDE_VAR()
+ * keeps each ALU operation apart, costing no instruction itself.
+ */
+static __always_inline u64 step_loop(unsigned int which, unsigned int reps)
+{
+	u64 t0 = ktime_get_ns(), sum = 0;
+	unsigned long flags, x = 1;
+	unsigned int i;
+
+	for (i = 0; i < reps; i++) {
+		switch (which) {
+		case STEP_ALU:
+			x += i;
+			OPTIMIZER_HIDE_VAR(x);
+			x ^= i;
+			OPTIMIZER_HIDE_VAR(x);
+			x -= i;
+			OPTIMIZER_HIDE_VAR(x);
+			x |= i;
+			OPTIMIZER_HIDE_VAR(x);
+			x += i;
+			OPTIMIZER_HIDE_VAR(x);
+			x ^= i;
+			OPTIMIZER_HIDE_VAR(x);
+			x -= i;
+			OPTIMIZER_HIDE_VAR(x);
+			x &= i;
+			OPTIMIZER_HIDE_VAR(x);
+			break;
+		case STEP_CALL:
+			step_callee();
+			break;
+		case STEP_ICALL:
+			READ_ONCE(step_pointer)();
+			break;
+		case STEP_LOCK_INC:
+			atomic_inc(&step_atomic);
+			break;
+		case STEP_CMPXCHG:
+			atomic_cmpxchg(&step_atomic, i, i + 1);
+			break;
+		case STEP_SAVE_FLAGS:
+			local_save_flags(flags);
+			x += flags;
+			break;
+		case STEP_IRQ_OFF_ON:
+			local_irq_disable();
+			local_irq_enable();
+			break;
+		case STEP_IRQ:
+			local_irq_save(flags);
+			local_irq_restore(flags);
+			break;
+		case STEP_CYCLES:
+			sum += get_cycles();
+			break;
+		case STEP_KTIME:
+			sum += ktime_get_ns();
+			break;
+		case STEP_JIFFIES:
+			sum += READ_ONCE(jiffies);
+			break;
+		case STEP_RAW_LOCK:
+			raw_spin_lock_irqsave(&step_raw_spinlock, flags);
+			raw_spin_unlock_irqrestore(&step_raw_spinlock, flags);
+			break;
+		case STEP_BH_LOCK:
+			spin_lock_bh(&step_bh_spinlock);
+			spin_unlock_bh(&step_bh_spinlock);
+			break;
+		}
+		/* Every loop counts alike, an increment, compare and jump. */
+		OPTIMIZER_HIDE_VAR(i);
+		barrier();
+	}
+	WARN_ON_ONCE(!sum && !x);
+	return ktime_get_ns() - t0;
+}
+
+/* One loop per step, each with its step a constant: see step_loop(). */
+static noinline u64 step_run(unsigned int which, unsigned int reps)
+{
+	switch (which) {
+	case STEP_EMPTY:
+		return step_loop(STEP_EMPTY, reps);
+	case STEP_ALU:
+		return step_loop(STEP_ALU, reps);
+	case STEP_CALL:
+		return step_loop(STEP_CALL, reps);
+	case STEP_ICALL:
+		return step_loop(STEP_ICALL, reps);
+	case STEP_LOCK_INC:
+		return step_loop(STEP_LOCK_INC, reps);
+	case STEP_CMPXCHG:
+		return step_loop(STEP_CMPXCHG, reps);
+	case STEP_SAVE_FLAGS:
+		return step_loop(STEP_SAVE_FLAGS, reps);
+	case STEP_IRQ_OFF_ON:
+		return step_loop(STEP_IRQ_OFF_ON, reps);
+	case STEP_IRQ:
+		return step_loop(STEP_IRQ, reps);
+	case STEP_CYCLES:
+		return step_loop(STEP_CYCLES, reps);
+	case STEP_KTIME:
+		return step_loop(STEP_KTIME, reps);
+	case STEP_JIFFIES:
+		return step_loop(STEP_JIFFIES, reps);
+	case STEP_RAW_LOCK:
+		return step_loop(STEP_RAW_LOCK, reps);
+	case STEP_BH_LOCK:
+		return step_loop(STEP_BH_LOCK, reps);
+	}
+	return 0;
+}
+
+/*
+ * The steps, then the clock readers side by side in tenths of a ns: what
+ * a coarser clock than ktime_get_ns() would save setcallout().
  */
 static void bench_steps(void)
 {
-	static DEFINE_RAW_SPINLOCK(lock);
-	static DEFINE_SPINLOCK(bh_lock);
 	const unsigned int reps = 100000;
-	u64 clock[CLOCK_NR], t0, lock_ns = U64_MAX, bh_ns = U64_MAX;
-	unsigned long flags;
+	u64 clock[CLOCK_NR], step[STEP_NR];
 	unsigned int b, i;
+	char ns[24];
 
 	for (i = 0; i < ARRAY_SIZE(clock); i++)
 		clock[i] = U64_MAX;
+	for (i = 0; i < ARRAY_SIZE(step); i++)
+		step[i] = U64_MAX;
 	for (b = 0; b < 3; b++) {
 		clock[CLOCK_KTIME] = min(clock[CLOCK_KTIME],
 					 clock_loop_ktime(reps));
@@ -737,34 +906,74 @@ static void bench_steps(void)
 					  clock_loop_coarse(reps));
 		clock[CLOCK_JIFFIES] = min(clock[CLOCK_JIFFIES],
 					   clock_loop_jiffies(reps));
-		t0 = ktime_get_ns();
-		for (i = 0; i < reps; i++) {
-			raw_spin_lock_irqsave(&lock, flags);
-			raw_spin_unlock_irqrestore(&lock, flags);
-		}
-		lock_ns = min(lock_ns, div_u64(ktime_get_ns() - t0, reps));
-		t0 = ktime_get_ns();
-		for (i = 0; i < reps; i++) {
-			spin_lock_bh(&bh_lock);
-			spin_unlock_bh(&bh_lock);
-		}
-		bh_ns = min(bh_ns, div_u64(ktime_get_ns() - t0, reps));
+		for (i = 0; i < STEP_NR; i++)
+			step[i] = min(step[i], step_run(i, reps));
 		cond_resched();
 	}
-	bench_line("steps step=ktime_get_ns | ns=%llu",
-		   div_u64(clock[CLOCK_KTIME], reps));
-	bench_line("steps step=raw_spin_lock_irqsave+unlock | ns=%llu",
-		   lock_ns);
-	bench_line("steps step=spin_lock_bh+unlock | ns=%llu", bh_ns);
-	for (i = 0; i < CLOCK_NR; i++) {
-		char ns[24];
-
+	for (i = 0; i < STEP_NR; i++)
+		bench_line("steps step=%s | ns=%s", step_names[i],
+			   bench_frac(ns, sizeof(ns), step[i], reps, 1));
+	for (i = 0; i < CLOCK_NR; i++)
 		bench_line("clock reader=%s | ns=%s", clock_names[i],
 			   bench_frac(ns, sizeof(ns), clock[i], reps, 1));
-	}
 }
 
-static int __init bench_init(void)
+/*
+ * One pair for scripts/pair-trace.sh to single-step in a debugger:
+ * writing a facility's name to the parameter "trace" sets it up with
+ * TRACE_N timers, runs TRACE_WARM pairs so that the traced one finds
+ * everything as a timed one does, then makes one more pair, alone, in
+ * bench_trace_pair(), where the debugger steps in.  The guest waits for
+ * the debugger to set @trace_ready before it writes.
+ */
+#define TRACE_N		100
+#define TRACE_WARM	1000
+
+static DEFINE_MUTEX(bench_mutex);	/* one experiment at a time */
+
+static bool trace_ready;
+module_param(trace_ready, bool, 0644);
+MODULE_PARM_DESC(trace_ready, "set by the debugger of scripts/pair-trace.sh once it waits in bench_trace_pair()");
+
+static noinline void bench_trace_pair(const struct facility *f)
+{
+	f->pairs(TRACE_N, 1);
+	barrier();
+}
+
+static int trace_set(const char *val, const struct kernel_param *kp)
+{
+	const struct facility *f = NULL;
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < ARRAY_SIZE(facility_table); i++)
+		if (sysfs_streq(val, facility_table[i].name))
+			f = &facility_table[i];
+	if (!f)
+		return -EINVAL;
+	mutex_lock(&bench_mutex);
+	prandom_seed_state(&bench_rnd, 1997);
+	if (f->setup(TRACE_N)) {
+		err = -ENOMEM;
+	} else {
+		f->pairs(TRACE_N, TRACE_WARM);
+		bench_trace_pair(f);
+	}
+	f->teardown(TRACE_N);
+	vfree(items);
+	items = NULL;
+	mutex_unlock(&bench_mutex);
+	return err;
+}
+
+static const struct kernel_param_ops trace_ops = {
+	.set = trace_set,
+};
+module_param_cb(trace, &trace_ops, NULL, 0200);
+MODULE_PARM_DESC(trace, "write a facility's name: one pair of it with 100 timers, in bench_trace_pair(), for scripts/pair-trace.sh");
+
+static void bench_run(void)
 {
 	unsigned int i, n, cpu;
 
@@ -796,7 +1005,7 @@ static int __init bench_init(void)
 		}
 	}
 	if (!lone || fig9_only)
-		return 0;
+		return;
 	if (lone_cpu >= 0 && lone_cpu < nr_cpu_ids && cpu_online(lone_cpu))
 		cpu = lone_cpu;
 	else
@@ -804,6 +1013,13 @@ static int __init bench_init(void)
 	for (i = 0; i < ARRAY_SIZE(facility_table); i++)
 		if (facility_table[i].lone && wanted(facility_table[i].name))
 			bench_lone(&facility_table[i], cpu);
+}
+
+static int __init bench_init(void)
+{
+	mutex_lock(&bench_mutex);
+	bench_run();
+	mutex_unlock(&bench_mutex);
 	return 0;
 }
 module_init(bench_init);
