@@ -375,8 +375,10 @@ int twheel_init(struct twheel *w, const struct twheel_geometry *geo, u64 now)
 	}
 	for (n = 0; w->pow2 && n <= geo->levels; n++)
 		w->shift[n] = ilog2(w->gran[n]);
-	for (n = 0; w->pow2 && n < geo->levels; n++)
+	for (n = 0; w->pow2 && n < geo->levels; n++) {
 		w->mask[n] = w->size[n] - 1;
+		w->lag[n] = n ? 2 : 1;
+	}
 	/*
 	 * place()'s level for a distance whose highest set bit is bit i: the
 	 * lowest level that holds every distance below 2^(i + 1), that is,
@@ -500,19 +502,29 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_entry_init);
 noinline int twheel_add_at_any(struct twheel *w, struct twheel_entry *e,
 			       u64 expires)
 {
-	return add_at(w, e, expires, false, false);
+	return add_at(w, e, expires, false, false, false);
 }
 
 /*
- * add_at() for a hierarchy, out of line for the same reason: twheel_add_at()
- * keeps Scheme 6's path free of saved registers.
+ * twheel_add_at()'s other paths, each out of line for the same reason:
+ * an idle entry of a hierarchy, and a pending entry of any wheel.
  */
-static noinline int add_at_levels(struct twheel *w, struct twheel_entry *e,
-				  u64 expires)
+static noinline int add_idle_levels(struct twheel *w, struct twheel_entry *e,
+				    u64 expires)
 {
 	if (unlikely(!w->pow2))
 		return twheel_add_at_any(w, e, expires);
-	return add_at(w, e, expires, false, true);
+	return add_at(w, e, expires, false, true, true);
+}
+
+static noinline int add_pending(struct twheel *w, struct twheel_entry *e,
+				u64 expires)
+{
+	if (!w->top)
+		return add_at(w, e, expires, true, true, false);
+	if (unlikely(!w->pow2))
+		return twheel_add_at_any(w, e, expires);
+	return add_at(w, e, expires, false, true, false);
 }
 
 /**
@@ -536,9 +548,16 @@ static noinline int add_at_levels(struct twheel *w, struct twheel_entry *e,
  */
 int twheel_add_at(struct twheel *w, struct twheel_entry *e, u64 expires)
 {
+	/*
+	 * Each path in a copy of its own, so that the commonest, an idle
+	 * entry of Scheme 6, saves no registers; the callout layer inlines
+	 * __twheel_add_at() instead.
+	 */
+	if (unlikely(e->slot != TWHEEL_SLOT_IDLE))
+		return add_pending(w, e, expires);
 	if (w->top)
-		return add_at_levels(w, e, expires);
-	return add_at(w, e, expires, true, true);
+		return add_idle_levels(w, e, expires);
+	return add_at(w, e, expires, true, true, true);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_add_at);
 

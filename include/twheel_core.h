@@ -38,7 +38,7 @@
  */
 #define TWHEEL_CLOCK_LIMIT	BIT_ULL(63)
 #define TWHEEL_MAX_SPAN		((U64_MAX - TWHEEL_CLOCK_LIMIT) / 2 + 1)
-#define TWHEEL_MAX_INTERVAL	(TWHEEL_MAX_SPAN - 1)
+#define TWHEEL_MAX_INTERVAL	TWHEEL_MAX_SPAN
 
 enum twheel_scheme {
 	TWHEEL_SCHEME6 = 6,	/* hashed wheel, unordered lists */
@@ -103,9 +103,12 @@ struct twheel_stats {
  * @shift: log2(@gran[n]) for each n when @pow2, so that divisions become
  *	shifts.
  * @mask: @size[n] - 1 for each level when @pow2.
+ * @lag: the least prefix distance from the clock an entry of each level
+ *	has: 1 at level 0, 2 above it (see twheel_place()); when @pow2.
  * @level_of: when @pow2, the lowest level whose window holds every
- *	distance from the clock below 2^(i + 1), for each bit number i; the
- *	level below it may hold a given one too (see twheel_place()).
+ *	distance from the clock below 2^(i + 1), for each bit number i; marked
+ *	when the level below it holds some of the distances from 2^i too (see
+ *	twheel_place()).
  * @slot: the slot lists, level 0 first.
  * @len: entries of each slot, counting those taken out of its list for
  *	processing (@drain, @due) that have not left it yet.
@@ -148,6 +151,7 @@ struct twheel {
 	struct list_head *park;
 	unsigned int first[TWHEEL_MAX_LEVELS];
 	unsigned int mask[TWHEEL_MAX_LEVELS];
+	u8 lag[TWHEEL_MAX_LEVELS];
 	u8 level_of[64];
 	unsigned int size[TWHEEL_MAX_LEVELS];
 	u64 gran[TWHEEL_MAX_LEVELS + 1];

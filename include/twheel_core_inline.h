@@ -128,7 +128,8 @@ place_any(const struct twheel *w, u64 now, u64 expires)
  * d <= 2^k and never when d >= 2^(k + 1): so the highest set bit of d
  * leaves two candidates, the lowest level with k at least that bit's
  * number plus one (&twheel.level_of), and the level below it, which one
- * comparison of prefixes settles.  No loop, as timer.c's
+ * comparison of prefixes settles when the table marks that level as one
+ * that may hold the entry.  No loop, as timer.c's
  * calc_wheel_index(); geometries of other slot counts take place_any().
  *
  * Below the top, the slot of level n holding prefix q comes round exactly:
@@ -136,7 +137,10 @@ place_any(const struct twheel *w, u64 now, u64 expires)
  * earlier, at (q - 1) * g[n].  The hashed top level's slot comes round
  * first on the rotation that reaches it, counting from the clock's prefix
  * p (from p + 1 to the slot's own tick at level 0, from p + 2 to the slot
- * a span ahead of the drain above it).
+ * a span ahead of the drain above it).  A level below the top holds only
+ * prefixes from p + 1 (level 0) or p + 2 (above it) to within its size,
+ * where that rotation is the first, so one formula serves every level of
+ * a geometry of powers of two.
  *
  * @hashed says the wheel has one level (Scheme 6), @pow2 is &twheel.pow2:
  * each caller passes what it has tested already, so that its copy keeps
@@ -168,23 +172,24 @@ place(const struct twheel *w, bool hashed, bool pow2, u64 now, u64 expires)
 	}
 	sh = w->shift[n];
 	q = expires >> sh;
+	p = now >> sh;
 	mask = w->mask[n];
 	pl.level = n;
 	pl.slot = w->first[n] + (q & mask);
-	if (n < w->top) {
-		pl.visit = n ? (q - 1) << sh : q;
-		return pl;
-	}
-	/* Placed at the top level n >= 1, q is at least p + 2. */
-	p = now >> sh;
-	pl.visit = (p + 1 + ((q - p - 2) & mask)) << sh;
+	pl.visit = (p + 1 + ((q - p - w->lag[n]) & mask)) << sh;
 	return pl;
 }
 
+/*
+ * twheel_add_at(): place() with @hashed and @pow2 as it takes them; @idle
+ * says the caller knows @e to be idle, so that its copy has no path for a
+ * pending one.
+ */
 static __always_inline int add_at(struct twheel *w, struct twheel_entry *e,
-				  u64 expires, bool hashed, bool pow2)
+				  u64 expires, bool hashed, bool pow2,
+				  bool idle)
 {
-	u32 old = e->slot;
+	u32 old = idle ? TWHEEL_SLOT_IDLE : e->slot;
 	struct twheel_place pl;
 	u64 now = w->now;
 
@@ -223,10 +228,10 @@ static __always_inline int __twheel_add_at(struct twheel *w,
 					   u64 expires)
 {
 	if (!w->top)
-		return add_at(w, e, expires, true, true);
+		return add_at(w, e, expires, true, true, false);
 	if (unlikely(!w->pow2))
 		return twheel_add_at_any(w, e, expires);
-	return add_at(w, e, expires, false, true);
+	return add_at(w, e, expires, false, true, false);
 }
 
 /* twheel_del(), inline. */

@@ -30,10 +30,11 @@
 #          later rotation too
 #   warn   twheel_destroy() warns of an empty wheel, not of a full one
 #
-# The bugs are planted by editing a copy of twheel_core.c in build/user/
-# fuzz/, never the file itself, at text the core keeps however its hot
-# paths are written; if an edit finds nothing to change the script fails,
-# so that a rewrite cannot leave the self-test testing nothing.  Exits
+# The bugs are planted by editing copies of twheel_core.c and
+# include/twheel_core_inline.h in build/user/fuzz/, never the files, at
+# text the core keeps however its hot paths are written; if an edit finds
+# nothing to change the script fails, so that a rewrite cannot leave the
+# self-test testing nothing.  Exits
 # non-zero if the clean core fails, or a planted bug goes unnoticed.
 
 set -euo pipefail
@@ -49,46 +50,51 @@ out=$TWHEEL_TOP/build/user/fuzz
 mkdir -p "$out/corpus"
 cd "$TWHEEL_TOP"
 
-# build BINARY CORE - the checker over the core in file CORE.
+# build BINARY CORE [INCLUDE] - the checker over the core in file CORE,
+# with the headers of directory INCLUDE before those of include/.
 build() {
 	clang-14 -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -Wall -Wextra \
 		-Wno-unused-parameter -Wno-sign-compare \
 		-Wno-missing-field-initializers -Werror \
-		-Iuser/shim -Iinclude -Ikunit -o "$1" user/fuzz.c kunit/model.c \
+		-Iuser/shim ${3:+-I"$3"} -Iinclude -Ikunit -o "$1" \
+		user/fuzz.c kunit/model.c \
 		kunit/model_scenarios.c "$2" user/shim/shim.c ||
 		die "building $1 failed"
 }
 
-# plant BUG - write $out/BUG/twheel_core.c, the core with BUG in it.
+# plant BUG - write $out/BUG/twheel_core.c and $out/BUG/include/
+# twheel_core_inline.h, the core and its inline half, with BUG in one.
 plant() {
-	local dir=$out/$1
-	mkdir -p "$dir"
+	local dir=$out/$1 inl=include/twheel_core_inline.h
+	mkdir -p "$dir/include"
+	cp twheel_core.c "$dir/twheel_core.c"
+	cp "$inl" "$dir/$inl"
 	case $1 in
 	slot)
 		# Placement puts an entry in the slot after the right one,
 		# within its level: each "pl.slot =" of place() and
 		# place_any().
-		sed -E '/^static.* place(_any)?\(/,/^}/{
+		sed -E '/^(place|place_any)\(/,/^}/{
 			/pl\.slot = /{
 				s/\(q & mask\)/((q + 1) \& mask)/
 				s/= expires & mask;/= (expires + 1) \& mask;/
 				s/lvl_slot\(w, q, n\)/lvl_slot(w, q + 1, n)/
 			}
-		}' twheel_core.c >"$dir/twheel_core.c"
-		[ "$(diff twheel_core.c "$dir/twheel_core.c" | grep -c '^>')" = 3 ] ||
+		}' "$inl" >"$dir/$inl"
+		[ "$(diff "$inl" "$dir/$inl" | grep -c '^>')" = 3 ] ||
 			die "planting bug 'slot': not all three placements changed"
 		;;
 	busy)
 		sed '/^static.* slot_get(/,/^}/s/|= BIT_MASK(i);/\&= ~0UL;/' \
-			twheel_core.c >"$dir/twheel_core.c"
+			"$inl" >"$dir/$inl"
 		;;
 	order)
 		# Placement links at the head; the tail linker goes unused.
 		sed -e 's/entry_link_tail(e, \(&w->slot\[pl\.slot\]\));/list_add(\&e->node, \1);/' \
 		    -e 's/^static inline void entry_link_tail(/__attribute__((unused)) &/' \
-			twheel_core.c >"$dir/twheel_core.c"
-		grep -q 'list_add(&e->node, &w->slot\[pl\.slot\]);' "$dir/twheel_core.c" ||
+			"$inl" >"$dir/$inl"
+		grep -q 'list_add(&e->node, &w->slot\[pl\.slot\]);' "$dir/$inl" ||
 			die "planting bug 'order': placement no longer links with entry_link_tail()"
 		;;
 	early)
@@ -100,8 +106,9 @@ plant() {
 			twheel_core.c >"$dir/twheel_core.c"
 		;;
 	esac
-	! cmp -s twheel_core.c "$dir/twheel_core.c" ||
-		die "planting bug '$1': its edit no longer applies to twheel_core.c"
+	! { cmp -s twheel_core.c "$dir/twheel_core.c" &&
+	    cmp -s "$inl" "$dir/$inl"; } ||
+		die "planting bug '$1': its edit no longer applies to the core"
 }
 
 # fuzz BINARY SECONDS LOG ARGS... - run the fuzzer; its status.
@@ -159,7 +166,7 @@ for b in slot:'expired late|seed .* did not expire|next work' \
 	 warn:'WARN_ON fired'; do
 	bug=${b%%:*} want=${b#*:} dir=$out/${b%%:*}
 	plant "$bug"
-	build "$dir/fuzz" "$dir/twheel_core.c"
+	build "$dir/fuzz" "$dir/twheel_core.c" "$dir/include"
 	rm -rf "$dir/corpus" "$dir/crash-"*
 	mkdir -p "$dir/corpus"
 	for how in scenarios seeds fuzzer; do

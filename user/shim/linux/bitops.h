@@ -57,10 +57,18 @@ static inline unsigned long __ffs(unsigned long word)
 	return __builtin_ctzl(word);
 }
 
-/* Index of the highest set bit of @word, which is not 0. */
+/*
+ * Index of the highest set bit of @word, which is not 0.  On x86-64 the
+ * one instruction the kernel's __fls() is.
+ */
 static inline unsigned long __fls(unsigned long word)
 {
-	return (BITS_PER_LONG - 1) ^ __builtin_clzl(word);
+#ifdef __x86_64__
+	asm("bsr %1,%0" : "=r" (word) : "rm" (word));
+	return word;
+#else
+	return BITS_PER_LONG - 1 - __builtin_clzl(word);
+#endif
 }
 
 /* 1 + index of the highest set bit of @x, or 0 if @x is 0. */
