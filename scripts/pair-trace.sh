@@ -23,9 +23,11 @@
 # per call the pairs function makes; trace-function: instructions per
 # function), and, with RESULTS set, writes RESULTS/pair-trace/: report.md
 # and a CSV file per table (scripts/bench-report.py), and
-# FACILITY-SCHEME.txt, the instructions of each pair in order.  The
-# traced pair runs reps=1, so it counts the pairs function's entry and
-# return, a few instructions a pair in the timed loop does not have.
+# FACILITY-SCHEME.txt, the instructions of each pair in order, and
+# breakdown.md, twheel's pairs by what each instruction does
+# (scripts/pair-breakdown.py).  The traced pair runs reps=1, so it counts
+# the pairs function's entry and return, a few instructions a pair in the
+# timed loop does not have.
 
 set -euo pipefail
 
@@ -118,4 +120,8 @@ if [ -n "${RESULTS:-}" ]; then
 		--note "On debian-$ver under QEMU TCG, 2 vCPUs, single-stepped
 		by gdb; tree $tree." \
 		"$(realpath -m "$RESULTS")/pair-trace" "$out/lines.txt"
+	# The setcallout pair by what its instructions do, from twheel.ko's
+	# debug information: breakdown.md.
+	python3 "$here/pair-breakdown.py" "$twheel" \
+		"$(realpath -m "$RESULTS")/pair-trace" >/dev/null
 fi

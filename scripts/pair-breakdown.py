@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Where the instructions of twheel's setcallout pair go, by what they do.
+
+  pair-breakdown.py TWHEEL_KO DIR
+
+DIR holds scripts/pair-trace.sh's listings (twheel_setcallout-6.txt,
+twheel_setcallout-7.txt: one line per instruction executed, "function+
+offset" and the instruction) of a guest that ran TWHEEL_KO.  Most of the
+pair runs inside setcallout() and unsetcallout(), with the wheel and the
+locking inlined into them, so the function a listing names says little.
+Each instruction of twheel.ko is looked up in TWHEEL_KO's debug
+information (addr2line -i), and the innermost function it was written in,
+inlined or not, puts it in a group; the kernel's own functions are
+grouped by name.  Writes DIR/breakdown.md, a table of instructions per
+group and scheme, and prints it.  Exits 1 if an instruction falls in no
+group, so that a renamed function cannot go uncounted.
+"""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+# Groups in the order of the table, each with the functions that make it.
+GROUPS = [
+    ('the wheel: place, link, count, busy bit (twheel_core_inline.h)',
+     {'place', 'place_any', 'add_at', '__twheel_add_at', '__twheel_del', '__fls',
+      'slot_get', 'slot_put', 'entry_link_tail', 'entry_unlink', 'lvl_div',
+      'lvl_slot'}),
+    ('the callout: function, argument, deadline, counters, hrtimer test',
+     {'arm_callout', 'cancel_locked', 'cancel_run_locked', 'wake_idle_wheel',
+      'arm_tick', 'twheel_next_hint', 'callout_debug_activate',
+      'callout_debug_deactivate', 'callout_tracked', 'arch_static_branch',
+      'static_key_false', 'trace_callout_start_enabled',
+      'trace_callout_cancel', 'trace_callout_start'}),
+    ('clock read: ktime_get()',
+     {'ktime_get', 'read_tsc', '__x86_indirect_thunk_rax', 'ktime_get_ns'}),
+    ('clock to tick: one multiply',
+     {'ns_to_tick', 'twheel_div_recip', 'current_tick'}),
+    ('interrupts off and back on',
+     {'arch_local_save_flags', 'arch_local_irq_save',
+      'arch_local_irq_disable', 'arch_local_irq_enable', 'arch_local_irq_restore',
+      'arch_irqs_disabled_flags', 'native_save_fl', 'native_irq_disable',
+      'native_restore_fl'}),
+    ('base lock: find the base, lock, unlock',
+     {'lock_callout_base_irqoff', 'lock_callout_base', '_raw_spin_lock',
+      '_raw_spin_unlock', '_raw_spin_unlock_irqrestore', 'preempt_count_add',
+      'preempt_count_sub', 'queued_spin_lock', 'queued_spin_unlock'}),
+    ('handle and argument checks', {'callout_valid'}),
+    ('entry and return of setcallout() and unsetcallout()',
+     {'setcallout', 'unsetcallout'}),
+    ("the benchmark's loop and random delay",
+     {'tw_callout_pairs', 'prandom_u32_state', 'far_random'}),
+]
+SCHEMES = ('6', '7')
+
+
+def symbols(ko):
+    """Offsets in .text of TWHEEL_KO's functions."""
+    out = subprocess.run(['nm', '--defined-only', ko], check=True,
+                         capture_output=True, text=True).stdout
+    syms = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in 'tT':
+            syms[re.sub(r'\.(isra|constprop|part|cold)\.\d+$', '',
+                        parts[2])] = int(parts[0], 16)
+    return syms
+
+
+def innermost(ko, addrs):
+    """The innermost function each address of TWHEEL_KO was written in."""
+    if not addrs:
+        return {}
+    out = subprocess.run(['addr2line', '-a', '-f', '-i', '-e', ko],
+                         input=''.join('%#x\n' % a for a in addrs),
+                         check=True, capture_output=True, text=True).stdout
+    names, addr, first = {}, None, False
+    for line in out.splitlines():
+        if re.match(r'^0x[0-9a-f]+$', line):
+            addr, first = int(line, 16), True
+        elif first and not re.search(r':(\d+|\?)( |$)', line):
+            names[addr], first = line, False
+    return names
+
+
+def main():
+    ko, d = sys.argv[1], Path(sys.argv[2])
+    syms = symbols(ko)
+    counts = {s: {} for s in SCHEMES}
+    unknown = set()
+    for s in SCHEMES:
+        listing = d / ('twheel_setcallout-%s.txt' % s)
+        funcs = []
+        for line in listing.read_text().splitlines():
+            if line.startswith('#'):
+                continue
+            m = re.match(r'^([\w.]+)\+0x([0-9a-f]+)\t', line)
+            if not m:
+                sys.exit('pair-breakdown: cannot read %s: %r' % (listing, line))
+            name = re.sub(r'\.(isra|constprop|part|cold)\.\d+$', '', m[1])
+            funcs.append((name, int(m[2], 16)))
+        addrs = sorted({syms[f] + o for f, o in funcs if f in syms})
+        where = innermost(ko, addrs)
+        for f, o in funcs:
+            inner = where.get(syms[f] + o, f) if f in syms else f
+            group = next((g for g, fs in GROUPS if inner in fs), None)
+            if group is None:
+                unknown.add(inner)
+                continue
+            counts[s][group] = counts[s].get(group, 0) + 1
+    if unknown:
+        sys.exit('pair-breakdown: in no group: ' + ', '.join(sorted(unknown)))
+    rows = ['| what the instructions do | scheme 6 | scheme 7 |',
+            '| --- | ---: | ---: |']
+    for g, _ in GROUPS:
+        rows.append('| %s | %d | %d |' % (g, counts['6'].get(g, 0),
+                                           counts['7'].get(g, 0)))
+    rows.append('| all of one traced pair | %d | %d |' %
+                tuple(sum(counts[s].values()) for s in SCHEMES))
+    text = ('# The setcallout pair by what it does\n\n'
+            'scripts/pair-breakdown.py over the listings of '
+            'scripts/pair-trace.sh beside this file: each instruction of '
+            'one unsetcallout()+setcallout() pair at n = 100, in the group '
+            'of the innermost function it was written in (addr2line -i on '
+            'twheel.ko; inlined functions count as their own).\n\n' +
+            '\n'.join(rows) + '\n')
+    (d / 'breakdown.md').write_text(text)
+    print(text, end='')
+
+
+if __name__ == '__main__':
+    main()
