@@ -5,9 +5,10 @@
  * The wheels' hot paths, for twheel_core.c, whose twheel_add_at() and
  * twheel_del() are built from them, and for the callout layer
  * (twheel_hw.c), which inlines them where it arms and cancels a callout:
- * a call into another file costs as much as a fifth of the work.  One
- * copy of the code, compiled into each caller.  twheel_core.c's DOC block
- * explains the wheels.
+ * a call into another file, with its entry and return, cost about ten of
+ * the 400 or so instructions of an unsetcallout()+setcallout() pair, and
+ * a pair made two.  One copy of the code, compiled into each caller.
+ * twheel_core.c's DOC block explains the wheels.
  */
 #ifndef _TWHEEL_CORE_INLINE_H
 #define _TWHEEL_CORE_INLINE_H
@@ -129,8 +130,8 @@ place_any(const struct twheel *w, u64 now, u64 expires)
  * leaves two candidates, the lowest level with k at least that bit's
  * number plus one (&twheel.level_of), and the level below it, which one
  * comparison of prefixes settles when the table marks that level as one
- * that may hold the entry.  No loop, as timer.c's
- * calc_wheel_index(); geometries of other slot counts take place_any().
+ * that may hold the entry.  No loop, as timer.c's calc_wheel_index();
+ * geometries of other slot counts take place_any().
  *
  * Below the top, the slot of level n holding prefix q comes round exactly:
  * on tick q at level 0, and at level n >= 1 it starts draining a span
@@ -217,6 +218,7 @@ static __always_inline int add_at(struct twheel *w, struct twheel_entry *e,
 	return old != TWHEEL_SLOT_IDLE;
 }
 
+/* add_at() for a geometry not of powers of two, out of line (twheel_core.c). */
 int twheel_add_at_any(struct twheel *w, struct twheel_entry *e, u64 expires);
 
 /*
