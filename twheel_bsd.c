@@ -149,6 +149,10 @@ struct twheel_timeout {
 /**
  * struct twheel_htab - one size of the hash table
  * @bits: log2 of the bucket count.
+ * @mask: the bucket count less one: a hash's bucket is its bits under it.
+ * @stripe_max: the keys a stripe holds when the table's are twice its
+ *	buckets, past which it asks to grow; %ULONG_MAX at
+ *	%TWHEEL_HASH_MAX_BITS, where it never does.
  * @next: the table being grown into, or %NULL.  Set before any bucket is
  *	marked moved.
  * @moved: one bit per bucket, set once its chain is in @next.  Locked by
@@ -158,6 +162,8 @@ struct twheel_timeout {
  */
 struct twheel_htab {
 	unsigned int bits;
+	u32 mask;
+	unsigned long stripe_max;
 	struct twheel_htab *next;
 	unsigned long *moved;
 	struct twheel_timeout *bucket[];
@@ -229,12 +235,6 @@ static struct twheel_stripe *stripe(u32 hash)
 	return &twheel_stripes[hash & (TWHEEL_HASH_LOCKS - 1)];
 }
 
-/* The keys a stripe holds when the table's are twice its buckets. */
-static unsigned long stripe_limit(unsigned int bits)
-{
-	return 2UL << (bits - TWHEEL_HASH_LOCK_BITS);
-}
-
 /*
  * The current table.  Called with a stripe lock held and interrupts off,
  * which keep the growth work from freeing it.
@@ -249,16 +249,12 @@ static struct twheel_htab *htab(void)
  * moved, in the one being grown into.  Called under the stripe lock of
  * @hash.
  */
-static struct twheel_timeout **chain(struct twheel_htab *t, u32 hash)
+static inline struct twheel_timeout **chain(struct twheel_htab *t, u32 hash)
 {
-	u32 b = hash & (BIT(t->bits) - 1);
-
 	lockdep_assert_held(&stripe(hash)->lock);
-	if (READ_ONCE(t->next) && test_bit(b, t->moved)) {
+	if (unlikely(READ_ONCE(t->next)) && test_bit(hash & t->mask, t->moved))
 		t = READ_ONCE(t->next);
-		b = hash & (BIT(t->bits) - 1);
-	}
-	return &t->bucket[b];
+	return &t->bucket[hash & t->mask];
 }
 
 /*
@@ -307,7 +303,8 @@ static void key_add(struct twheel_timeout **head, struct twheel_timeout **link,
  * stripe lock.  Return: true if @t was the key's last entry, and the key
  * has left the chain.
  */
-static bool key_del(struct twheel_timeout **link, struct twheel_timeout *t)
+static inline bool key_del(struct twheel_timeout **link,
+			   struct twheel_timeout *t)
 {
 	struct twheel_timeout *next;
 
@@ -486,6 +483,9 @@ static struct twheel_htab *htab_alloc(unsigned int bits)
 		return NULL;
 	}
 	t->bits = bits;
+	t->mask = BIT(bits) - 1;
+	t->stripe_max = bits < TWHEEL_HASH_MAX_BITS ?
+			2UL << (bits - TWHEEL_HASH_LOCK_BITS) : ULONG_MAX;
 	return t;
 }
 
@@ -532,7 +532,7 @@ static void htab_move(struct twheel_htab *old, struct twheel_htab *new)
 			struct twheel_timeout **head;
 
 			next = t->next_key;
-			head = &new->bucket[h & (BIT(new->bits) - 1)];
+			head = &new->bucket[h & new->mask];
 			t->next_key = *head;
 			*head = t;
 		}
@@ -633,9 +633,7 @@ int twheel_timeout(callout_func_t func, void *arg, unsigned long ticks)
 	 */
 	if (!link) {
 		s->keys++;
-		grow = s->keys > stripe_limit(tab->bits) &&
-		       is_power_of_2(s->keys - 1) &&
-		       tab->bits < TWHEEL_HASH_MAX_BITS;
+		grow = s->keys > tab->stripe_max && is_power_of_2(s->keys - 1);
 	}
 	raw_spin_unlock(&s->lock);
 	local_irq_restore(flags);
