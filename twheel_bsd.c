@@ -27,9 +27,14 @@
  *
  * A chain is protected by one of %TWHEEL_HASH_LOCKS striped locks, chosen
  * by the low bits of the hash, so that a bucket and the buckets it splits
- * into in a larger table share a lock.  The hash mixes func and arg with
- * three multiplications (hash_key()); it is computed once per call, and
- * again only when the entry is released or its key moved.
+ * into in a larger table share a lock.  Each is a bit lock, taken with
+ * interrupts off (stripe_lock()): inline, where a raw spinlock costs a
+ * call to take it and another to release it in every timeout() and
+ * untimeout().  It is not fair, but it is held for one chain's walk and
+ * one arming or cancelling at a time; lockdep follows it through a map of
+ * its own.  The hash mixes func and arg with three multiplications
+ * (hash_key()); it is computed once per call, and again only when the
+ * entry is released or its key moved.
  *
  * The table grows, never shrinks, and it counts keys, not entries:
  * duplicates make no chain longer, so they do not make it grow.  Each
@@ -97,6 +102,8 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+/* Last: it uses cpu_relax() without including what declares it. */
+#include <linux/bit_spinlock.h>
 #include <kunit/visibility.h>
 
 #include "twheel.h"
@@ -171,16 +178,23 @@ struct twheel_htab {
 
 /**
  * struct twheel_stripe - one lock of the hash table
- * @lock: holding it means that the chains of every bucket whose index has
+ * @lock: bit %TWHEEL_STRIPE_LOCKED is the lock, and no other bit is used:
+ *	holding it means that the chains of every bucket whose index has
  *	these low bits, in every size of the table, are locked.
  * @keys: the keys in those chains, each counted once however many entries
  *	it has.  Locked by @lock; read without it by the growth work, for a
  *	sum.
+ * @dep_map: what lockdep knows of @lock, which stripe_lock() acquires.
  */
 struct twheel_stripe {
-	raw_spinlock_t lock;
+	unsigned long lock;
 	unsigned long keys;
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map dep_map;
+#endif
 } ____cacheline_aligned_in_smp;
+
+#define TWHEEL_STRIPE_LOCKED	0
 
 /**
  * struct twheel_free - one CPU's free entries
@@ -202,6 +216,7 @@ static struct twheel_htab __rcu *twheel_htab;
 static struct twheel_stripe twheel_stripes[TWHEEL_HASH_LOCKS];
 static struct twheel_free __percpu *twheel_free;
 static struct lock_class_key twheel_timeout_key;
+static struct lock_class_key twheel_stripe_key;
 /* Set once by twheel_timeout_init(): every timeout()'s precision, in ns. */
 static u64 timeout_precision;
 
@@ -235,6 +250,23 @@ static struct twheel_stripe *stripe(u32 hash)
 	return &twheel_stripes[hash & (TWHEEL_HASH_LOCKS - 1)];
 }
 
+/* Take @s's lock, interrupts being off; the DOC block says why a bit lock. */
+static inline void stripe_lock(struct twheel_stripe *s)
+	__acquires(s)
+{
+	lockdep_assert_irqs_disabled();
+	bit_spin_lock(TWHEEL_STRIPE_LOCKED, &s->lock);
+	lock_map_acquire(&s->dep_map);
+}
+
+/* Release @s's lock; @s->lock has no other bit for anyone to change. */
+static inline void stripe_unlock(struct twheel_stripe *s)
+	__releases(s)
+{
+	lock_map_release(&s->dep_map);
+	__bit_spin_unlock(TWHEEL_STRIPE_LOCKED, &s->lock);
+}
+
 /*
  * The current table.  Called with a stripe lock held and interrupts off,
  * which keep the growth work from freeing it.
@@ -251,7 +283,7 @@ static struct twheel_htab *htab(void)
  */
 static inline struct twheel_timeout **chain(struct twheel_htab *t, u32 hash)
 {
-	lockdep_assert_held(&stripe(hash)->lock);
+	lockdep_assert_held(stripe(hash));
 	if (unlikely(READ_ONCE(t->next)) && test_bit(hash & t->mask, t->moved))
 		t = READ_ONCE(t->next);
 	return &t->bucket[hash & t->mask];
@@ -451,7 +483,7 @@ static struct twheel_timeout *timeout_get(struct twheel_free *fl)
 static bool unhash(struct twheel_stripe *s, struct twheel_timeout **link,
 		   struct twheel_timeout *t)
 {
-	lockdep_assert_held(&s->lock);
+	lockdep_assert_held(s);
 	if (!key_del(link, t))
 		return false;
 	s->keys--;
@@ -518,7 +550,7 @@ static void htab_move(struct twheel_htab *old, struct twheel_htab *new)
 	/* Readers only look at ->next after seeing a moved bit. */
 	WRITE_ONCE(old->next, new);
 	for (b = 0; b < BIT(old->bits); b++) {
-		raw_spinlock_t *lock = &stripe(b)->lock;
+		struct twheel_stripe *s = stripe(b);
 		struct twheel_timeout *t, *next;
 
 		/*
@@ -526,7 +558,8 @@ static void htab_move(struct twheel_htab *old, struct twheel_htab *new)
 		 * b, all under b's stripe lock; each key goes with its older
 		 * entries, and the order of a chain's keys does not matter.
 		 */
-		raw_spin_lock_irqsave(lock, flags);
+		local_irq_save(flags);
+		stripe_lock(s);
 		for (t = old->bucket[b]; t; t = next) {
 			u32 h = hash_key(t->c.func, t->c.arg);
 			struct twheel_timeout **head;
@@ -538,7 +571,8 @@ static void htab_move(struct twheel_htab *old, struct twheel_htab *new)
 		}
 		old->bucket[b] = NULL;
 		__set_bit(b, old->moved);
-		raw_spin_unlock_irqrestore(lock, flags);
+		stripe_unlock(s);
+		local_irq_restore(flags);
 		cond_resched();
 	}
 	rcu_assign_pointer(twheel_htab, new);
@@ -620,7 +654,7 @@ int twheel_timeout(callout_func_t func, void *arg, unsigned long ticks)
 	t->c.func = func;
 	t->c.arg = arg;
 
-	raw_spin_lock(&s->lock);
+	stripe_lock(s);
 	tab = htab();
 	head = chain(tab, h);
 	link = key_find(head, func, arg);
@@ -635,7 +669,7 @@ int twheel_timeout(callout_func_t func, void *arg, unsigned long ticks)
 		s->keys++;
 		grow = s->keys > tab->stripe_max && is_power_of_2(s->keys - 1);
 	}
-	raw_spin_unlock(&s->lock);
+	stripe_unlock(s);
 	local_irq_restore(flags);
 
 	if (unlikely(grow))
@@ -668,13 +702,15 @@ int twheel_untimeout(callout_func_t func, void *arg)
 	unsigned long flags;
 	bool kept = false;
 
-	raw_spin_lock_irqsave(&s->lock, flags);
+	local_irq_save(flags);
+	stripe_lock(s);
 	link = key_find(chain(htab(), h), func, arg);
 	if (link)
 		found = key_cancel(link);
 	if (found)
 		kept = timeout_put(s, link, found);
-	raw_spin_unlock_irqrestore(&s->lock, flags);
+	stripe_unlock(s);
+	local_irq_restore(flags);
 
 	if (!found)
 		return 0;
@@ -704,12 +740,14 @@ void twheel_timeout_release(struct callout *c)
 	unsigned long flags;
 	bool kept = false;
 
-	raw_spin_lock_irqsave(&s->lock, flags);
+	local_irq_save(flags);
+	stripe_lock(s);
 	link = key_find(chain(htab(), h), c->func, c->arg);
 	/* Hashed since timeout(): its key has at least this entry. */
 	if (!WARN_ON_ONCE(!link))
 		kept = timeout_put(s, link, t);
-	raw_spin_unlock_irqrestore(&s->lock, flags);
+	stripe_unlock(s);
+	local_irq_restore(flags);
 	if (!kept && link)
 		kmem_cache_free(twheel_timeout_cache, t);
 }
@@ -745,7 +783,8 @@ static unsigned int bucket_cancel_if(struct twheel_htab *tab, u32 b,
 	unsigned long flags;
 
 	lockdep_assert_held(&twheel_grow_mutex);
-	raw_spin_lock_irqsave(&s->lock, flags);
+	local_irq_save(flags);
+	stripe_lock(s);
 	link = &tab->bucket[b];
 	while (*link && n < TWHEEL_BATCH) {
 		struct twheel_timeout *newest = *link;
@@ -774,7 +813,8 @@ static unsigned int bucket_cancel_if(struct twheel_htab *tab, u32 b,
 		if (!gone)
 			link = &(*link)->next_key;
 	}
-	raw_spin_unlock_irqrestore(&s->lock, flags);
+	stripe_unlock(s);
+	local_irq_restore(flags);
 	return n;
 }
 
@@ -853,10 +893,12 @@ void twheel_hash_read(unsigned int *bits, unsigned long *longest)
 		struct twheel_timeout *t;
 		unsigned long len = 0;
 
-		raw_spin_lock_irqsave(&s->lock, flags);
+		local_irq_save(flags);
+		stripe_lock(s);
 		for (t = *chain(htab(), b); t; t = t->next_key)
 			len++;
-		raw_spin_unlock_irqrestore(&s->lock, flags);
+		stripe_unlock(s);
+		local_irq_restore(flags);
 		*longest = max(*longest, len);
 		if (!(b & 1023))
 			cond_resched();
@@ -884,11 +926,13 @@ const struct callout *twheel_timeout_lookup(callout_func_t func, void *arg)
 	struct twheel_timeout **link;
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&s->lock, flags);
+	local_irq_save(flags);
+	stripe_lock(s);
 	link = key_find(chain(htab(), h), func, arg);
 	if (link)
 		found = &(*link)->c;
-	raw_spin_unlock_irqrestore(&s->lock, flags);
+	stripe_unlock(s);
+	local_irq_restore(flags);
 	return found;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_timeout_lookup);
@@ -976,8 +1020,10 @@ int twheel_timeout_init(u64 precision)
 	unsigned int i;
 
 	for (i = 0; i < TWHEEL_HASH_LOCKS; i++) {
-		raw_spin_lock_init(&twheel_stripes[i].lock);
+		twheel_stripes[i].lock = 0;
 		twheel_stripes[i].keys = 0;
+		lockdep_init_map(&twheel_stripes[i].dep_map, "twheel_stripe",
+				 &twheel_stripe_key, 0);
 	}
 	twheel_timeout_cache = KMEM_CACHE(twheel_timeout, 0);
 	if (!twheel_timeout_cache)
