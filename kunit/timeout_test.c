@@ -15,6 +15,7 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/bottom_half.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
@@ -23,6 +24,7 @@
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "twheel.h"
 #include "twheel_compat.h"
@@ -704,6 +706,106 @@ static void timeout_cancel_if_matches_func(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&a[0]) + atomic_read(&a[1]), 0);
 }
 
+/* Keys every CPU arms and cancels at once in the next case, and rounds. */
+#define SHARED_KEYS	4
+#define SHARED_ROUNDS	20000
+
+/* One CPU's share of the next case: its work, and what its calls did. */
+struct shared_worker {
+	struct work_struct work;
+	atomic_t *keys;
+	unsigned int cpu;
+	unsigned long armed;
+	unsigned long cancelled;
+	unsigned long failed;
+};
+
+/*
+ * On one CPU: arm one of the shared keys each round, either far ahead or
+ * a few ticks ahead, so that expiries release entries of the same chains
+ * from the tick meanwhile, and every other round cancel one, its pick
+ * turning at another pace than the arming's.
+ */
+static void shared_keys_work(struct work_struct *work)
+{
+	struct shared_worker *w = container_of(work, struct shared_worker,
+					       work);
+	unsigned int i, k;
+
+	for (i = 0; i < SHARED_ROUNDS; i++) {
+		k = (i + w->cpu) % SHARED_KEYS;
+		if (timeout(count_fn, &w->keys[k], i % 3 ? FAR_TICKS : i % 5))
+			w->failed++;
+		else
+			w->armed++;
+		if (i & 1) {
+			k = (i / 2 + 3 * w->cpu) % SHARED_KEYS;
+			w->cancelled += untimeout(count_fn, &w->keys[k]);
+		}
+		if (!(i % 256))
+			cond_resched();
+	}
+}
+
+/*
+ * Every online CPU arms and cancels duplicates of the same four keys at
+ * once, while some of them expire: their calls meet on the same chains
+ * under the same stripe locks, from tasks on each CPU and from each CPU's
+ * tick.  Each entry armed is then counted once, as cancelled by
+ * untimeout(), as run, or as still pending at the end, and nothing stays
+ * hashed once those are cancelled.  A stripe lock that let two CPUs into a
+ * chain at once loses or doubles entries here.
+ */
+static void timeout_shared_keys_from_every_cpu(struct kunit *test)
+{
+	atomic_t *keys = kunit_kcalloc(test, SHARED_KEYS, sizeof(*keys),
+				       GFP_KERNEL);
+	struct shared_worker *w;
+	unsigned long armed = 0, cancelled = 0, failed = 0, ran = 0;
+	unsigned int cpu, k, workers = 0;
+	bool released;
+
+	KUNIT_ASSERT_NOT_NULL(test, keys);
+	w = kunit_kcalloc(test, nr_cpu_ids, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		INIT_WORK(&w[cpu].work, shared_keys_work);
+		w[cpu].keys = keys;
+		w[cpu].cpu = cpu;
+		queue_work_on(cpu, system_highpri_wq, &w[cpu].work);
+		workers++;
+	}
+	for_each_online_cpu(cpu) {
+		flush_work(&w[cpu].work);
+		armed += w[cpu].armed;
+		cancelled += w[cpu].cancelled;
+		failed += w[cpu].failed;
+	}
+	cpus_read_unlock();
+	for (k = 0; k < SHARED_KEYS; k++)
+		cancelled += untimeout_all(count_fn, &keys[k]);
+	/* What was running at the end is released once it returns. */
+	released = poll_until(!key_entries(count_fn, &keys[0]) &&
+			      !key_entries(count_fn, &keys[1]) &&
+			      !key_entries(count_fn, &keys[2]) &&
+			      !key_entries(count_fn, &keys[3]));
+	for (k = 0; k < SHARED_KEYS; k++)
+		ran += atomic_read(&keys[k]);
+
+	kunit_info(test, "%u CPUs: %lu armed, %lu cancelled, %lu ran\n",
+		   workers, armed, cancelled, ran);
+	KUNIT_EXPECT_EQ(test, failed, 0UL);
+	KUNIT_EXPECT_EQ(test, armed, (unsigned long)workers * SHARED_ROUNDS);
+	KUNIT_EXPECT_TRUE_MSG(test, released, "entries still hashed");
+	KUNIT_EXPECT_EQ_MSG(test, cancelled + ran, armed,
+			    "%lu cancelled and %lu ran of %lu armed",
+			    cancelled, ran, armed);
+	KUNIT_EXPECT_GT_MSG(test, ran, 0UL, "no short timeout() ran");
+}
+
 static struct kunit_case twheel_timeout_cases[] = {
 	KUNIT_CASE(timeout_duplicates_keep_chains_short),
 	KUNIT_CASE_SLOW(timeout_duplicates_do_not_grow_table),
@@ -715,6 +817,7 @@ static struct kunit_case twheel_timeout_cases[] = {
 	KUNIT_CASE(timeout_alloc_failure_returns_enomem),
 	KUNIT_CASE(timeout_refill_failure_falls_back),
 	KUNIT_CASE(timeout_cancel_if_matches_func),
+	KUNIT_CASE_SLOW(timeout_shared_keys_from_every_cpu),
 	/* Last: the table it leaves makes the growth cases above slow. */
 	KUNIT_CASE_SLOW(timeout_burst_of_keys_sizes_table),
 	{}
