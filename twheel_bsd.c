@@ -420,6 +420,21 @@ static void free_drain(struct twheel_free *fl)
 }
 
 /*
+ * A new entry from the cache, set up as a callout.  It is set up once: an
+ * entry that comes back to a free list (cancelled, or its function has
+ * returned) is idle with the owner flags it had, and timeout() arms it
+ * again as it is, as setcallout() re-arms a handle.
+ */
+static struct twheel_timeout *timeout_alloc(gfp_t gfp)
+{
+	struct twheel_timeout *t = kmem_cache_alloc(twheel_timeout_cache, gfp);
+
+	if (t)
+		twheel_init_timeout(&t->c, "timeout", &twheel_timeout_key);
+	return t;
+}
+
+/*
  * Fill the local CPU's list up to TWHEEL_FREE_FILL, with GFP_KERNEL, in
  * the calling task; stop early if the allocator fails.  The caller keeps
  * to one CPU, or does not mind which CPU's list it fills.
@@ -433,8 +448,7 @@ static void free_fill(void)
 	for (;;) {
 		if (raw_cpu_read(twheel_free->count) >= TWHEEL_FREE_FILL)
 			return;
-		t = kmem_cache_alloc(twheel_timeout_cache,
-				     GFP_KERNEL | __GFP_NOWARN);
+		t = timeout_alloc(GFP_KERNEL | __GFP_NOWARN);
 		if (!t)
 			return;
 		local_irq_save(flags);
@@ -468,11 +482,14 @@ static struct twheel_timeout *timeout_get(struct twheel_free *fl)
 
 	if (unlikely(fl->count < TWHEEL_FREE_LOW)) {
 		if (!t)
-			t = kmem_cache_alloc(twheel_timeout_cache,
-					     GFP_ATOMIC | __GFP_NOWARN);
-		queue_work_on(smp_processor_id(), system_wq, &fl->refill);
+			t = timeout_alloc(GFP_ATOMIC | __GFP_NOWARN);
+		/* Not the locked test of queue_work_on() on every call. */
+		if (!work_pending(&fl->refill))
+			queue_work_on(smp_processor_id(), system_wq,
+				      &fl->refill);
 	}
-	twheel_count_timeout(!t);
+	if (unlikely(!t))
+		twheel_count_timeout_failed();
 	return t;
 }
 
@@ -649,7 +666,6 @@ int twheel_timeout(callout_func_t func, void *arg, unsigned long ticks)
 		local_irq_restore(flags);
 		return -ENOMEM;
 	}
-	twheel_init_timeout(&t->c, "timeout", &twheel_timeout_key);
 	/* The key must be in place before the entry is hashed. */
 	t->c.func = func;
 	t->c.arg = arg;
@@ -1001,7 +1017,7 @@ static int free_lists_create(void)
 		for (i = 0; i < TWHEEL_FREE_FILL; i++) {
 			struct twheel_timeout *t;
 
-			t = kmem_cache_alloc(twheel_timeout_cache, GFP_KERNEL);
+			t = timeout_alloc(GFP_KERNEL);
 			if (!t) {
 				free_lists_destroy();
 				return -ENOMEM;

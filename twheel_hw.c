@@ -1459,6 +1459,8 @@ int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
 	lockdep_assert_irqs_disabled();
 	if (!func || ticks > CALLOUT_MAX_TICKS)
 		return -EINVAL;
+	/* timeout() took an entry; twheel_count_timeout_failed() counts misses. */
+	this_cpu_inc(twheel_bases->stats.timeout_allocs);
 	now = current_tick();
 	due = now + ticks + 1;
 	last = due;
@@ -1499,13 +1501,13 @@ u64 twheel_now(void)
 	return current_tick();
 }
 
-/* Count a timeout() allocation, from any context. */
-void twheel_count_timeout(bool failed)
+/*
+ * Count a timeout() that found no entry, from any context; one that took
+ * an entry is counted as twheel_arm_timeout() arms it.
+ */
+void twheel_count_timeout_failed(void)
 {
-	if (failed)
-		this_cpu_inc(twheel_bases->stats.timeout_failures);
-	else
-		this_cpu_inc(twheel_bases->stats.timeout_allocs);
+	this_cpu_inc(twheel_bases->stats.timeout_failures);
 }
 
 /**

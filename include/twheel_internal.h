@@ -186,7 +186,7 @@ void twheel_init_timeout(struct callout *c, const char *name,
 int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
 		       unsigned long ticks, u64 precision);
 int twheel_cancel_timeout(struct callout *c);
-void twheel_count_timeout(bool failed);
+void twheel_count_timeout_failed(void);
 const struct twheel_geometry *twheel_geometry(void);
 u64 twheel_now(void);
 void twheel_stats_read(unsigned int cpu, struct twheel_cpu_stats *st);
