@@ -5,8 +5,9 @@
   pair-breakdown.py TWHEEL_KO DIR
 
 DIR holds scripts/pair-trace.sh's listings (twheel_setcallout-6.txt,
-twheel_setcallout-7.txt: one line per instruction executed, "function+
-offset" and the instruction) of a guest that ran TWHEEL_KO.  Most of the
+twheel_setcallout-7.txt, whichever it made: one line per instruction
+executed, "function+offset" and the instruction) of a guest that ran
+TWHEEL_KO; with neither, there is nothing to do.  Most of the
 pair runs inside setcallout() and unsetcallout(), with the wheel and the
 locking inlined into them, so the function a listing names says little.
 Each instruction of twheel.ko is looked up in TWHEEL_KO's debug
@@ -53,7 +54,6 @@ GROUPS = [
     ("the benchmark's loop and random delay",
      {'tw_callout_pairs', 'prandom_u32_state', 'far_random'}),
 ]
-SCHEMES = ('6', '7')
 
 
 def symbols(ko):
@@ -87,10 +87,14 @@ def innermost(ko, addrs):
 
 def main():
     ko, d = sys.argv[1], Path(sys.argv[2])
+    schemes = [s for s in ('6', '7')
+               if (d / ('twheel_setcallout-%s.txt' % s)).exists()]
+    if not schemes:
+        return
     syms = symbols(ko)
-    counts = {s: {} for s in SCHEMES}
+    counts = {s: {} for s in schemes}
     unknown = set()
-    for s in SCHEMES:
+    for s in schemes:
         listing = d / ('twheel_setcallout-%s.txt' % s)
         funcs = []
         for line in listing.read_text().splitlines():
@@ -112,13 +116,14 @@ def main():
             counts[s][group] = counts[s].get(group, 0) + 1
     if unknown:
         sys.exit('pair-breakdown: in no group: ' + ', '.join(sorted(unknown)))
-    rows = ['| what the instructions do | scheme 6 | scheme 7 |',
-            '| --- | ---: | ---: |']
+    rows = ['| what the instructions do | ' +
+            ' | '.join('scheme ' + s for s in schemes) + ' |',
+            '| --- |' + ' ---: |' * len(schemes)]
     for g, _ in GROUPS:
-        rows.append('| %s | %d | %d |' % (g, counts['6'].get(g, 0),
-                                           counts['7'].get(g, 0)))
-    rows.append('| all of one traced pair | %d | %d |' %
-                tuple(sum(counts[s].values()) for s in SCHEMES))
+        rows.append('| %s | %s |' % (g, ' | '.join(
+            str(counts[s].get(g, 0)) for s in schemes)))
+    rows.append('| all of one traced pair | %s |' % ' | '.join(
+        str(sum(counts[s].values())) for s in schemes))
     text = ('# The setcallout pair by what it does\n\n'
             'scripts/pair-breakdown.py over the listings of '
             'scripts/pair-trace.sh beside this file: each instruction of '

@@ -8,7 +8,9 @@
 # Boots the stock Debian 12 kernel under plain TCG with 2 vCPUs, as make
 # bench does (so the kernel keeps its lock prefixes; on one CPU it would
 # patch them out), with nokaslr and QEMU's gdbstub, once per scheme of
-# SCHEMES (default "7 6").  In each boot twheel.ko and twheel_bench.ko are
+# SCHEMES (default "7 6"); TWHEEL_PAIRS names twheel's facilities to trace
+# (default twheel_setcallout; twheel_timeout is another).  In each boot
+# twheel.ko and twheel_bench.ko are
 # loaded, the guest prints where bench_trace_pair() and its gate are, and
 # gdb (scripts/pair-trace.py, run inside it) connects, breaks on
 # bench_trace_pair(), opens the gate, and then single-steps, with
@@ -48,7 +50,7 @@ make -C "$out/build/bench" KDIR="$kdir" TWHEEL="$out/build" W=1 \
 traces=()
 first=1
 for s in ${SCHEMES:-7 6}; do
-	facilities=twheel_setcallout
+	facilities=${TWHEEL_PAIRS:-twheel_setcallout}
 	[ -z "$first" ] || facilities+=" timer_list hrtimer"
 	first=
 	p=/sys/module/twheel_bench/parameters
