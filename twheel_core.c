@@ -520,11 +520,7 @@ static noinline int add_idle_levels(struct twheel *w, struct twheel_entry *e,
 static noinline int add_pending(struct twheel *w, struct twheel_entry *e,
 				u64 expires)
 {
-	if (!w->top)
-		return add_at(w, e, expires, true, true, false);
-	if (unlikely(!w->pow2))
-		return twheel_add_at_any(w, e, expires);
-	return add_at(w, e, expires, false, true, false);
+	return __twheel_add_at(w, e, expires);
 }
 
 /**
