@@ -267,6 +267,25 @@ static inline void stripe_unlock(struct twheel_stripe *s)
 	__bit_spin_unlock(TWHEEL_STRIPE_LOCKED, &s->lock);
 }
 
+/* stripe_lock() with interrupts saved and disabled, as spin_lock_irqsave(). */
+static inline unsigned long stripe_lock_irqsave(struct twheel_stripe *s)
+	__acquires(s)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	stripe_lock(s);
+	return flags;
+}
+
+static inline void stripe_unlock_irqrestore(struct twheel_stripe *s,
+					    unsigned long flags)
+	__releases(s)
+{
+	stripe_unlock(s);
+	local_irq_restore(flags);
+}
+
 /*
  * The current table.  Called with a stripe lock held and interrupts off,
  * which keep the growth work from freeing it.
@@ -575,8 +594,7 @@ static void htab_move(struct twheel_htab *old, struct twheel_htab *new)
 		 * b, all under b's stripe lock; each key goes with its older
 		 * entries, and the order of a chain's keys does not matter.
 		 */
-		local_irq_save(flags);
-		stripe_lock(s);
+		flags = stripe_lock_irqsave(s);
 		for (t = old->bucket[b]; t; t = next) {
 			u32 h = hash_key(t->c.func, t->c.arg);
 			struct twheel_timeout **head;
@@ -588,8 +606,7 @@ static void htab_move(struct twheel_htab *old, struct twheel_htab *new)
 		}
 		old->bucket[b] = NULL;
 		__set_bit(b, old->moved);
-		stripe_unlock(s);
-		local_irq_restore(flags);
+		stripe_unlock_irqrestore(s, flags);
 		cond_resched();
 	}
 	rcu_assign_pointer(twheel_htab, new);
@@ -718,15 +735,13 @@ int twheel_untimeout(callout_func_t func, void *arg)
 	unsigned long flags;
 	bool kept = false;
 
-	local_irq_save(flags);
-	stripe_lock(s);
+	flags = stripe_lock_irqsave(s);
 	link = key_find(chain(htab(), h), func, arg);
 	if (link)
 		found = key_cancel(link);
 	if (found)
 		kept = timeout_put(s, link, found);
-	stripe_unlock(s);
-	local_irq_restore(flags);
+	stripe_unlock_irqrestore(s, flags);
 
 	if (!found)
 		return 0;
@@ -756,14 +771,12 @@ void twheel_timeout_release(struct callout *c)
 	unsigned long flags;
 	bool kept = false;
 
-	local_irq_save(flags);
-	stripe_lock(s);
+	flags = stripe_lock_irqsave(s);
 	link = key_find(chain(htab(), h), c->func, c->arg);
 	/* Hashed since timeout(): its key has at least this entry. */
 	if (!WARN_ON_ONCE(!link))
 		kept = timeout_put(s, link, t);
-	stripe_unlock(s);
-	local_irq_restore(flags);
+	stripe_unlock_irqrestore(s, flags);
 	if (!kept && link)
 		kmem_cache_free(twheel_timeout_cache, t);
 }
@@ -799,8 +812,7 @@ static unsigned int bucket_cancel_if(struct twheel_htab *tab, u32 b,
 	unsigned long flags;
 
 	lockdep_assert_held(&twheel_grow_mutex);
-	local_irq_save(flags);
-	stripe_lock(s);
+	flags = stripe_lock_irqsave(s);
 	link = &tab->bucket[b];
 	while (*link && n < TWHEEL_BATCH) {
 		struct twheel_timeout *newest = *link;
@@ -829,8 +841,7 @@ static unsigned int bucket_cancel_if(struct twheel_htab *tab, u32 b,
 		if (!gone)
 			link = &(*link)->next_key;
 	}
-	stripe_unlock(s);
-	local_irq_restore(flags);
+	stripe_unlock_irqrestore(s, flags);
 	return n;
 }
 
@@ -909,12 +920,10 @@ void twheel_hash_read(unsigned int *bits, unsigned long *longest)
 		struct twheel_timeout *t;
 		unsigned long len = 0;
 
-		local_irq_save(flags);
-		stripe_lock(s);
+		flags = stripe_lock_irqsave(s);
 		for (t = *chain(htab(), b); t; t = t->next_key)
 			len++;
-		stripe_unlock(s);
-		local_irq_restore(flags);
+		stripe_unlock_irqrestore(s, flags);
 		*longest = max(*longest, len);
 		if (!(b & 1023))
 			cond_resched();
@@ -942,13 +951,11 @@ const struct callout *twheel_timeout_lookup(callout_func_t func, void *arg)
 	struct twheel_timeout **link;
 	unsigned long flags;
 
-	local_irq_save(flags);
-	stripe_lock(s);
+	flags = stripe_lock_irqsave(s);
 	link = key_find(chain(htab(), h), func, arg);
 	if (link)
 		found = &(*link)->c;
-	stripe_unlock(s);
-	local_irq_restore(flags);
+	stripe_unlock_irqrestore(s, flags);
 	return found;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_timeout_lookup);

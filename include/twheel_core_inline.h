@@ -38,7 +38,7 @@ static inline unsigned int lvl_slot(const struct twheel *w, u64 q,
 	u32 rem;
 
 	if (w->pow2)
-		return q & (w->size[n] - 1);
+		return q & w->mask[n];
 	div_u64_rem(q, w->size[n], &rem);
 	return rem;
 }
