@@ -36,7 +36,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-command -v gdb >/dev/null || die "gdb is needed: apt-get install gdb"
+"$here/install-deps.sh" gdb
 debian_kernel
 out=$TWHEEL_TOP/build/pair-trace-$ver
 rm -rf "$out"
