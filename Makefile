@@ -12,6 +12,12 @@
 # make demo           the main job: twheel and a workload in QEMU, with stats
 # make trace          twheel's trace events through trace-cmd and perf, in
 #                     QEMU (not part of make check)
+# make torture        twheel_torture (torture/) in QEMU on 4 vCPUs with CPU
+#                     hotplug, for DURATION=s (default 60) on KERNEL=6.12
+#                     (or 6.1, debian, debian-rt); make check runs a
+#                     bounded one on each kernel
+# make torture-races  plant three races, one at a time, and show that the
+#                     torture catches each (not part of make check)
 # make bench          in QEMU: the paper's Fig. 9, every scheme of the papers,
 #                     live callouts, wheel boundaries; into bench/results/bench/
 # make user-check     the wheels in user space against the KUnit suites'
@@ -73,6 +79,12 @@ demo:
 trace:
 	scripts/trace-example.sh
 
+torture:
+	scripts/torture.sh $(KERNEL)
+
+torture-races:
+	scripts/torture-races.sh $(KERNEL)
+
 bench:
 	scripts/bench.sh
 
@@ -88,5 +100,6 @@ user-ops:
 fuzz:
 	scripts/user-check.sh $(FUZZ_TIME)
 
-.PHONY: all modules clean install uninstall check kcsan demo trace bench \
+.PHONY: all modules clean install uninstall check kcsan demo trace torture \
+	torture-races bench \
 	user-check user-bench user-ops fuzz

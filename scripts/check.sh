@@ -15,11 +15,13 @@
 # they run again with the other scheme, booted with "threadirqs", so that
 # softirqs, and so every callout, run in threads; and on each kernel
 # three in-tree LED triggers, converted by the semantic patch, run beside
-# the unconverted ones (convert-check.sh).  (What differs between
+# the unconverted ones (convert-check.sh); and the torture module
+# runs for a minute on 4 vCPUs, with CPUs going off and on line and
+# timeout()'s allocations failing (torture.sh).  (What differs between
 # kernels is the compat layer, which no scheme touches: one run each of
 # the older ones keeps make check well under 45 minutes.)  Ends with "N
-# passed, N failed" over all kernels, and exits non-zero when anything
-# failed.
+# passed, N failed" over all kernels (a torture run counts as one), and
+# exits non-zero when anything failed.
 
 set -euo pipefail
 
@@ -65,6 +67,9 @@ for v in $kvers; do
 	# Real modules converted by the semantic patch, beside the originals.
 	"$here/convert-check.sh" --counts "$counts" --twheel "$build/$v" "$v" ||
 		status=1
+	# A bounded torture on 4 vCPUs, with hotplug and fault injection.
+	COUNTS=$counts DURATION=${TORTURE_DURATION:-60} TWHEEL_BUILD=$build/$v \
+		"$here/torture.sh" "$v" || status=1
 done
 
 note "make check took $(( $(date +%s) - start )) s"

@@ -26,7 +26,7 @@ sources() {
 		sort
 }
 mapfile -t all < <(sources . include kunit kunit/client bench samples \
-	convert/modules user user/shim)
+	convert/modules torture user user/shim)
 mapfile -t documented < <(sources . include)
 [ ${#all[@]} -gt 0 ] || die "style.sh: no C files under $tree"
 
