@@ -21,6 +21,9 @@
 #                      (default: the kernel's label)
 #   TWHEEL_BUILD=DIR   use twheel.ko as build-module.sh left it in DIR for
 #                      this kernel (make check's), instead of building it
+#   RESULTS=DIR        also write the summaries and the verdict to
+#                      DIR/LABEL-DURATIONs.txt (torture/results/ keeps the
+#                      README's)
 #   COUNTS=FILE        append "1 0 0" or "0 1 0" (passed, failed) to FILE
 #
 # Exits non-zero unless the torture printed SUCCESS, the guest finished,
@@ -38,7 +41,8 @@ onoff=${ONOFF:-3000}
 failslab=${FAILSLAB:-50}
 cpus=${CPUS:-4}
 
-guest_kernel "${1:-6.12}"
+kernel=${1:-6.12}
+guest_kernel "$kernel"
 
 log=$TWHEEL_TOP/build/torture-${TORTURE_NAME:-$label}.console.log
 if [ -n "${TWHEEL_BUILD:-}" ]; then
@@ -85,14 +89,24 @@ status=0
 	--run "$run" "$twheel${TWHEEL_PARAMS:+:$TWHEEL_PARAMS}" || status=$?
 note "[torture $label] guest ran $(( $(date +%s) - start )) s"
 
-grep -E 'twheel_torture: |twheel-torture: ' "$log" |
-	sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' || true
+summary=$(grep -E 'twheel_torture: |twheel-torture: |^total ' "$log" |
+	sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' || true)
+echo "$summary"
 verdict=ok
 grep -q 'twheel_torture: SUCCESS' "$log" || verdict=FAILURE
 python3 "$here/ktap.py" "$log" --label "torture $label" --health-only ||
 	verdict=FAILURE
 [ $status -eq 0 ] || verdict=FAILURE
 echo "[torture $label] $verdict"
+if [ -n "${RESULTS:-}" ]; then
+	mkdir -p "$RESULTS"
+	{
+		echo "# DURATION=$duration ONOFF=$onoff FAILSLAB=$failslab CPUS=$cpus TORTURE_PARAMS=${TORTURE_PARAMS:-} TWHEEL_PARAMS=${TWHEEL_PARAMS:-} scripts/torture.sh $kernel"
+		echo "$summary"
+		echo "console: $(python3 "$here/ktap.py" "$log" --label torture --health-only 2>&1 | tail -n 1)"
+		echo "verdict: $verdict"
+	} >"$RESULTS/$label-${duration}s.txt"
+fi
 if [ -n "${COUNTS:-}" ]; then
 	if [ $verdict = ok ]; then echo "1 0 0"; else echo "0 1 0"; fi >>"$COUNTS"
 fi
