@@ -11,11 +11,13 @@ note() { echo "twheel: $*" >&2; }
 die() { echo "twheel: error: $*" >&2; exit 1; }
 
 # Set $bzimage, $kdir and $ver to the newest stock Debian kernel whose
-# headers are installed too; die if there is none.
+# headers are installed too; die if there is none.  Never an -rt-amd64
+# one, should it be installed: that is debian_rt_kernel's.
 debian_kernel() {
 	local img
 	bzimage= kdir= ver=
 	for img in $(ls -v /boot/vmlinuz-*-amd64 2>/dev/null); do
+		case "$img" in *-rt-amd64) continue ;; esac
 		if [ -f "/usr/src/linux-headers-${img#/boot/vmlinuz-}/Makefile" ]; then
 			ver=${img#/boot/vmlinuz-}
 			bzimage=$img
@@ -26,18 +28,39 @@ debian_kernel() {
 		die "no /boot/vmlinuz-*-amd64 with matching linux-headers: apt-get install linux-image-amd64 linux-headers-amd64"
 }
 
+# Set $bzimage, $kdir and $ver to Debian's prebuilt PREEMPT_RT kernel, the
+# newest release that install-deps.sh unpacked under $TWHEEL_CACHE/debian-rt/;
+# die if there is none.
+debian_rt_kernel() {
+	local root
+	bzimage= kdir= ver=
+	for root in $(ls -dv "$TWHEEL_CACHE"/debian-rt/*/ 2>/dev/null); do
+		root=${root%/}
+		[ -f "$root/.twheel-unpacked" ] || continue
+		ver=${root##*/}
+		bzimage=$root/boot/vmlinuz-$ver
+		kdir=$root/usr/src/linux-headers-$ver
+	done
+	[ -n "$bzimage" ] ||
+		die "Debian's RT kernel is not in $TWHEEL_CACHE/debian-rt/: run scripts/install-deps.sh"
+}
+
 # Set kdir, bzimage and label for a guest of kernel $1: "debian", the
-# stock Debian kernel (debian_kernel), or a test kernel version, built if
-# need be (build-kernel.sh).
+# stock Debian kernel (debian_kernel); "debian-rt", Debian's PREEMPT_RT
+# one (debian_rt_kernel); or a test kernel version, built if need be
+# (build-kernel.sh).
 guest_kernel() {
-	if [ "$1" = debian ]; then
-		debian_kernel
-		label=debian-$ver
-	else
+	case "$1" in
+	debian) debian_kernel ;;
+	debian-rt) debian_rt_kernel ;;
+	*)
 		kdir=$("$TWHEEL_TOP/scripts/build-kernel.sh" "$1")
 		bzimage=$kdir/arch/x86/boot/bzImage
 		label=$1
-	fi
+		return
+		;;
+	esac
+	label=debian-$ver
 }
 
 # Print the directory of linux-source-$1 unpacked under $TWHEEL_CACHE,
