@@ -71,8 +71,9 @@ static void untimeout_most_recent_after_growth(struct kunit *test)
 
 /*
  * An entry untimeout() frees goes on the CPU's free list, and the next
- * timeout() there takes that same entry off it.  Softirqs are held off so
- * that no expiry on this CPU touches the list in between.
+ * timeout() there takes that same entry off it.  The CPU is held
+ * (cpu_hold()) with softirqs off, so that neither the refill work nor an
+ * expiry on this CPU touches the list in between.
  */
 static void timeout_free_list_reuses_untimeout_entry(struct kunit *test)
 {
@@ -82,6 +83,7 @@ static void timeout_free_list_reuses_untimeout_entry(struct kunit *test)
 	int ret[3];
 
 	KUNIT_ASSERT_NOT_NULL(test, a);
+	cpu_hold();
 	local_bh_disable();
 	cpu = smp_processor_id();
 	ret[0] = timeout(count_fn, &a[0], FAR_TICKS);
@@ -95,6 +97,7 @@ static void timeout_free_list_reuses_untimeout_entry(struct kunit *test)
 	reused = twheel_timeout_lookup(count_fn, &a[1]);
 	n[2] = twheel_timeout_free_read(cpu, NULL);
 	local_bh_enable();
+	cpu_unhold();
 
 	KUNIT_EXPECT_EQ(test, ret[0], 0);
 	KUNIT_EXPECT_EQ(test, ret[1], 1);

@@ -7,8 +7,39 @@
 #ifndef _TWHEEL_KUNIT_TEST_UTIL_H
 #define _TWHEEL_KUNIT_TEST_UTIL_H
 
+#include <linux/preempt.h>
+#include <linux/sched.h>
+
 #include "twheel_internal.h"
 #include "wait.h"
+
+/*
+ * Keep the calling task on its CPU and ahead of the SCHED_NORMAL kworkers
+ * there until cpu_unhold(): twheel's refill and growth work, queued on the
+ * CPU that asks for it, then waits.  Preemption off does that, but under
+ * PREEMPT_RT timeout() may not allocate with preemption off (nor do
+ * bottom halves off hold preemption off there): there the task runs as
+ * SCHED_FIFO meanwhile, kept on its CPU.  From process context.
+ */
+static inline void cpu_hold(void)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		sched_set_fifo_low(current);
+		migrate_disable();
+	} else {
+		preempt_disable();
+	}
+}
+
+static inline void cpu_unhold(void)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		migrate_enable();
+		sched_set_normal(current, 0);
+	} else {
+		preempt_enable();
+	}
+}
 
 /* log2 of the timeout() hash table's bucket count. */
 static inline unsigned int hash_bits(void)
