@@ -81,11 +81,13 @@
  * When timeout() leaves a list shorter than %TWHEEL_FREE_LOW, it queues
  * the CPU's refill work, which allocates with %GFP_KERNEL until the list
  * holds %TWHEEL_FREE_FILL, and stops early if the allocator fails.  When a
- * list is empty, timeout() allocates with %GFP_ATOMIC, and fails with
- * -%ENOMEM, nothing armed, if that fails too.  Neither allocation warns
- * (%__GFP_NOWARN): a refill that fails leaves the atomic path, and a
- * timeout() that fails says so to its caller and in t_failed.  At load,
- * every possible CPU's list is filled.
+ * list is empty, timeout() allocates with %GFP_ATOMIC, interrupts as its
+ * caller has them, and fails with -%ENOMEM, nothing armed, if that fails
+ * too; under PREEMPT_RT, whose allocator sleeps, it does not allocate
+ * where its caller may not be preempted, and fails at once.  Neither
+ * allocation warns (%__GFP_NOWARN): a refill that fails leaves the atomic
+ * path, and a timeout() that fails says so to its caller and in t_failed.
+ * At load, every possible CPU's list is filled.
  *
  * debugfs's t_allocs counts the entries timeout() took, from its list or
  * the cache alike; t_failed counts the calls that found neither.
@@ -492,24 +494,31 @@ static void free_refill(struct work_struct *work)
 }
 
 /*
- * An entry for timeout(), from @fl, the local CPU's list, else the cache;
- * interrupts are off.  A list left short asks for a refill.
+ * An entry for timeout() from @fl, the local CPU's list, or %NULL if it is
+ * empty; interrupts are off.  A list left short asks for a refill.
  */
 static struct twheel_timeout *timeout_get(struct twheel_free *fl)
 {
 	struct twheel_timeout *t = free_pop(fl);
 
-	if (unlikely(fl->count < TWHEEL_FREE_LOW)) {
-		if (!t)
-			t = timeout_alloc(GFP_ATOMIC | __GFP_NOWARN);
-		/* Not the locked test of queue_work_on() on every call. */
-		if (!work_pending(&fl->refill))
-			queue_work_on(smp_processor_id(), system_wq,
-				      &fl->refill);
-	}
-	if (unlikely(!t))
-		twheel_count_timeout_failed();
+	/* Not the locked test of queue_work_on() on every call. */
+	if (unlikely(fl->count < TWHEEL_FREE_LOW) && !work_pending(&fl->refill))
+		queue_work_on(smp_processor_id(), system_wq, &fl->refill);
 	return t;
+}
+
+/*
+ * An entry for timeout() from the cache, the CPU's list being empty:
+ * GFP_ATOMIC, with interrupts as the caller has them.  Under PREEMPT_RT
+ * the allocator takes sleeping locks, so a caller that may not be
+ * preempted (hardirq context, interrupts or preemption off, a raw
+ * spinlock held) gets nothing: its timeout() has only the list.
+ */
+static struct twheel_timeout *timeout_alloc_atomic(void)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) && !preemptible())
+		return NULL;
+	return timeout_alloc(GFP_ATOMIC | __GFP_NOWARN);
 }
 
 /*
@@ -657,7 +666,9 @@ static void twheel_htab_grow(struct work_struct *work)
  * implementation.
  *
  * Context: any, including hardirq context; allocates with %GFP_ATOMIC when
- * the CPU's free list is empty.
+ * the CPU's free list is empty, but under PREEMPT_RT only where the caller
+ * may be preempted (not in hardirq context, nor with interrupts or
+ * preemption off): there it returns -%ENOMEM instead.
  * Return: %0, -%ENOMEM if the free list and the allocator were both out,
  * or -%EINVAL if @func is %NULL or @ticks is over %CALLOUT_MAX_TICKS;
  * nothing is armed on error.
@@ -680,8 +691,14 @@ int twheel_timeout(callout_func_t func, void *arg, unsigned long ticks)
 	local_irq_save(flags);
 	t = timeout_get(this_cpu_ptr(twheel_free));
 	if (unlikely(!t)) {
+		/* Not with interrupts off: see timeout_alloc_atomic(). */
 		local_irq_restore(flags);
-		return -ENOMEM;
+		t = timeout_alloc_atomic();
+		if (!t) {
+			twheel_count_timeout_failed();
+			return -ENOMEM;
+		}
+		local_irq_save(flags);
 	}
 	/* The key must be in place before the entry is hashed. */
 	t->c.func = func;
