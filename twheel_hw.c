@@ -100,6 +100,7 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/printk.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/task_stack.h>
 #include <linux/smp.h>
@@ -1267,9 +1268,16 @@ static int cancel_sync(struct callout *c, bool shut, bool spin,
 	lock_map_release(&c->lockdep_map);
 	local_irq_restore(flags);
 #endif
+	/*
+	 * Where it may not sleep, as might_sleep() judges it: an RCU
+	 * read-side section too.  Under PREEMPT_RT that is how a caller
+	 * holding a spinlock_t, or with bottom halves off, shows: both
+	 * leave preemption on there, and take the RCU read lock.
+	 */
 	atomic = !in_task() ||
 		 (IS_ENABLED(CONFIG_PREEMPT_COUNT) ? !preemptible() :
-						     irqs_disabled());
+						     irqs_disabled()) ||
+		 rcu_preempt_depth();
 	if (atomic && (!spin || IS_ENABLED(CONFIG_PREEMPT_RT)))
 		goto deadlock;
 
@@ -1327,7 +1335,10 @@ deadlock:
  * (which runs in softirq context) would deadlock: it is refused and
  * reported once in the kernel log, naming the caller.  (Atomic context is
  * seen through the preempt count, so a spinlock held is caught only with
- * CONFIG_PREEMPT_COUNT; disabled interrupts always are.)
+ * CONFIG_PREEMPT_COUNT; disabled interrupts always are, and so is an RCU
+ * read-side section where it may be preempted.  Under PREEMPT_RT, a
+ * spinlock_t held or bottom halves off, which leave preemption on there,
+ * are caught as that.)
  *
  * Context: process context, no locks held that @c's function takes.
  * Return: %1 if @c was pending and now will not run, %0 if it was not
