@@ -75,8 +75,10 @@
  * the calling CPU's list with interrupts off, and the free paths put
  * entries back on the list of the CPU they run on, up to
  * %TWHEEL_FREE_MAX; beyond that, and at unload, entries go back to the
- * kmem_cache.  A list is touched only by its own CPU with interrupts off,
- * so it needs no lock.
+ * kmem_cache (under PREEMPT_RT, from a caller that may not be preempted,
+ * by way of the list and its CPU's refill work: timeout_free()).  A list
+ * is touched only by its own CPU with interrupts off, so it needs no
+ * lock.
  *
  * When timeout() leaves a list shorter than %TWHEEL_FREE_LOW, it queues
  * the CPU's refill work, which allocates with %GFP_KERNEL until the list
@@ -484,13 +486,61 @@ static void free_fill(void)
 }
 
 /*
- * A CPU's refill work.  It runs on the CPU that queued it, or on another
- * once that one has gone offline: either way it fills the list of the CPU
- * it runs on.
+ * Give the local CPU's list's entries over %TWHEEL_FREE_MAX back to the
+ * cache: timeout_free() left them there, where it could not free them.
+ */
+static void free_trim(void)
+{
+	struct twheel_free *fl;
+	struct twheel_timeout *t;
+	unsigned long flags;
+
+	for (;;) {
+		local_irq_save(flags);
+		fl = this_cpu_ptr(twheel_free);
+		t = fl->count > TWHEEL_FREE_MAX ? free_pop(fl) : NULL;
+		local_irq_restore(flags);
+		if (!t)
+			return;
+		kmem_cache_free(twheel_timeout_cache, t);
+		cond_resched();
+	}
+}
+
+/*
+ * A CPU's refill work, which also trims the list.  It runs on the CPU
+ * that queued it, or on another once that one has gone offline: either
+ * way it works on the list of the CPU it runs on.
  */
 static void free_refill(struct work_struct *work)
 {
+	free_trim();
 	free_fill();
+}
+
+/*
+ * Give back @t, an entry that no list kept, to the cache.  Under
+ * PREEMPT_RT the allocator's locks sleep, so from a caller that may not be
+ * preempted (untimeout() in hardirq context, say) @t goes on the local
+ * list over its cap instead, and the CPU's refill work frees it.
+ */
+static void timeout_free(struct twheel_timeout *t)
+{
+	struct twheel_free *fl;
+	unsigned long flags;
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || preemptible()) {
+		kmem_cache_free(twheel_timeout_cache, t);
+		return;
+	}
+	local_irq_save(flags);
+	fl = this_cpu_ptr(twheel_free);
+	t->free_next = fl->first;
+	fl->first = t;
+	fl->count++;
+	if (!work_pending(&fl->refill))
+		queue_work_on(smp_processor_id(), system_wq, &fl->refill);
+	local_irq_restore(flags);
 }
 
 /*
@@ -763,7 +813,7 @@ int twheel_untimeout(callout_func_t func, void *arg)
 	if (!found)
 		return 0;
 	if (!kept)
-		kmem_cache_free(twheel_timeout_cache, found);
+		timeout_free(found);
 	return 1;
 }
 EXPORT_SYMBOL_GPL(twheel_untimeout);

@@ -409,9 +409,11 @@ static void timeout_empty_list_falls_back_and_refills(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(a), 0);
 }
 
+/* A timeout(), or with @cancel an untimeout(), of @arg in hardirq context. */
 struct hardirq_arm {
 	struct hrtimer timer;
 	atomic_t *arg;
+	bool cancel;
 	int ret;
 	atomic_t done;
 };
@@ -420,9 +422,30 @@ static enum hrtimer_restart hardirq_arm_fn(struct hrtimer *timer)
 {
 	struct hardirq_arm *h = container_of(timer, struct hardirq_arm, timer);
 
-	h->ret = timeout(count_fn, h->arg, FAR_TICKS);
+	h->ret = h->cancel ? untimeout(count_fn, h->arg) :
+			     timeout(count_fn, h->arg, FAR_TICKS);
 	atomic_set_release(&h->done, 1);
 	return HRTIMER_NORESTART;
+}
+
+/*
+ * Make @h's call from a hard hrtimer pinned to this CPU, which the caller
+ * holds with its softirqs off; true if it was made.  Softirqs are off:
+ * wait seconds, not poll_until()'s LOST_NS.
+ */
+static bool hardirq_call(struct hardirq_arm *h)
+{
+	ktime_t end = ktime_add_ms(ktime_get(), 5 * MSEC_PER_SEC);
+	bool fired;
+
+	hrtimer_init(&h->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	h->timer.function = hardirq_arm_fn;
+	hrtimer_start(&h->timer, ns_to_ktime(NSEC_PER_MSEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	while (!(fired = atomic_read_acquire(&h->done)) &&
+	       ktime_before(ktime_get(), end))
+		cpu_relax();
+	return fired;
 }
 
 /*
@@ -440,26 +463,17 @@ static void timeout_empty_list_in_hardirq_allocates(struct kunit *test)
 	bool rt = IS_ENABLED(CONFIG_PREEMPT_RT);
 	unsigned int cpu, drained, list;
 	u64 failures;
-	ktime_t end;
 	bool fired;
 
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	h->arg = a;
-	hrtimer_init(&h->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	h->timer.function = hardirq_arm_fn;
 	cpu_hold();
 	local_bh_disable();
 	cpu = smp_processor_id();
 	drained = empty_free_list(a, cpu);
 	failures = timeout_failures(cpu);
-	hrtimer_start(&h->timer, ns_to_ktime(NSEC_PER_MSEC),
-		      HRTIMER_MODE_REL_PINNED_HARD);
-	/* Softirqs are off: wait seconds, not poll_until()'s LOST_NS. */
-	end = ktime_add_ms(ktime_get(), 5 * MSEC_PER_SEC);
-	while (!(fired = atomic_read_acquire(&h->done)) &&
-	       ktime_before(ktime_get(), end))
-		cpu_relax();
+	fired = hardirq_call(h);
 	list = twheel_timeout_free_read(cpu, NULL);
 	failures = timeout_failures(cpu) - failures;
 	local_bh_enable();
@@ -474,6 +488,58 @@ static void timeout_empty_list_in_hardirq_allocates(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, untimeout_all(count_fn, a), drained + !rt);
 	KUNIT_EXPECT_EQ(test, atomic_read(a), 0);
 	KUNIT_EXPECT_TRUE(test, free_list_settled(cpu));
+}
+
+/*
+ * untimeout() from hardirq context with the CPU's free list full gives
+ * its entry back to the cache, whose kmem_cache_free() under PREEMPT_RT
+ * may not be called there (its locks sleep): there the entry goes on the
+ * list over its cap, and the refill work frees it once it may run.
+ * Either way the console stays clean and the list ends at its cap.
+ */
+static void untimeout_full_list_in_hardirq_gives_entry_back(struct kunit *test)
+{
+	unsigned int n = TWHEEL_FREE_MAX + 1, i, cpu, failed = 0, list[2];
+	struct hardirq_arm *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	atomic_t *a = kunit_kcalloc(test, n, sizeof(*a), GFP_KERNEL);
+	bool rt = IS_ENABLED(CONFIG_PREEMPT_RT);
+	bool fired, trimmed;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	h->arg = &a[n - 1];
+	h->cancel = true;
+	migrate_disable();
+	cpu_hold();
+	local_bh_disable();
+	cpu = smp_processor_id();
+	/* More than the list holds: it ends empty, the rest allocated. */
+	for (i = 0; i < n; i++)
+		failed += timeout(count_fn, &a[i], FAR_TICKS) != 0;
+	/* All but one back: the list fills to its cap. */
+	for (i = 0; i + 1 < n; i++)
+		failed += untimeout(count_fn, &a[i]) != 1;
+	list[0] = twheel_timeout_free_read(cpu, NULL);
+	fired = hardirq_call(h);
+	list[1] = twheel_timeout_free_read(cpu, NULL);
+	local_bh_enable();
+	cpu_unhold();
+	hrtimer_cancel(&h->timer);
+	trimmed = poll_until(twheel_timeout_free_read(cpu, NULL) ==
+			     TWHEEL_FREE_MAX);
+	migrate_enable();
+
+	KUNIT_EXPECT_EQ_MSG(test, failed, 0U, "of %u timeout()s and %u untimeout()s",
+			    n, n - 1);
+	KUNIT_EXPECT_TRUE_MSG(test, fired, "the hrtimer did not fire");
+	KUNIT_EXPECT_EQ_MSG(test, h->ret, 1, "untimeout() in hardirq context");
+	KUNIT_EXPECT_EQ(test, list[0], TWHEEL_FREE_MAX);
+	KUNIT_EXPECT_EQ_MSG(test, list[1], TWHEEL_FREE_MAX + rt,
+			    "the list after untimeout() in hardirq context");
+	KUNIT_EXPECT_TRUE_MSG(test, trimmed, "CPU %u's list is not at its cap",
+			      cpu);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&a[i]), 0);
 }
 
 /*
@@ -845,6 +911,7 @@ static struct kunit_case twheel_timeout_cases[] = {
 			 expiry_gen_params),
 	KUNIT_CASE(timeout_empty_list_falls_back_and_refills),
 	KUNIT_CASE(timeout_empty_list_in_hardirq_allocates),
+	KUNIT_CASE(untimeout_full_list_in_hardirq_gives_entry_back),
 	KUNIT_CASE(timeout_alloc_failure_returns_enomem),
 	KUNIT_CASE(timeout_refill_failure_falls_back),
 	KUNIT_CASE(timeout_cancel_if_matches_func),
