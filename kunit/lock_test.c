@@ -17,6 +17,17 @@
  *                                 offsets: no function runs after a cancel
  *                                 that returned 1, and every arming ends
  *                                 exactly once, by a run or by such a cancel
+ *   the waiter on the expiry's    under PREEMPT_RT, where callout functions
+ *   CPU                           run in a preemptible softirq thread, a
+ *                                 unsetcallout_sync() made on their own CPU:
+ *                                 it preempts a running function (from
+ *                                 SCHED_FIFO), plain or under its
+ *                                 spinlock_t, re-arming itself or not, and
+ *                                 returns only once that has returned, with
+ *                                 nothing run after, within a bound; or it
+ *                                 finds the expiry asleep on the spinlock_t
+ *                                 this CPU holds, and returns 1 once that
+ *                                 is released, the function never run
  *
  * The case thread is pinned to the first online CPU; callouts are armed on
  * the other from an IPI (hardirq context there), which needs no lock.
@@ -26,6 +37,7 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
+#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
@@ -45,7 +57,17 @@
 #define NRACE		5000
 #define RACE_NS		(50ULL * NSEC_PER_SEC)
 
+/*
+ * The waiter on the expiry's CPU: how long each run of the function
+ * lasts, and the most a unsetcallout_sync() may take before the case
+ * calls it a livelock (however slow the guest, seconds are hundreds of
+ * runs).
+ */
+#define HOLD_NS		(20ULL * NSEC_PER_MSEC)
+#define SYNC_BOUND_NS	(10ULL * NSEC_PER_SEC)
+
 struct lock_ctx;
+struct same_cpu;
 
 /*
  * One arming of the callout: its function's argument, so that a run tells
@@ -70,6 +92,7 @@ struct lock_ctx {
 	unsigned int here;	/* the case thread's CPU */
 	unsigned int there;	/* where the callout is armed */
 	struct twheel_cpu_stats before, after;	/* twheel's books there */
+	struct same_cpu *same;	/* a waiter on @there, until torn down */
 };
 
 static void ctx_lock(struct lock_ctx *x)
@@ -203,13 +226,21 @@ static struct lock_ctx *ctx_setup(struct kunit *test,
 	return x;
 }
 
-/* Whatever a case left armed, so that nothing runs once its memory goes. */
+static void same_cpu_teardown(struct same_cpu *sc);
+
+/*
+ * Whatever a case left armed or waiting, so that nothing runs once its
+ * memory goes.
+ */
 static void lock_exit(struct kunit *test)
 {
 	struct lock_ctx *x = test->priv;
 
-	if (x)
-		unsetcallout_sync(&x->lc.c);
+	if (!x)
+		return;
+	if (x->same)
+		same_cpu_teardown(x->same);
+	unsetcallout_sync(&x->lc.c);
 }
 
 /*
@@ -428,6 +459,342 @@ static void unsetcallout_under_lock_races_tick(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, x->after.expired - x->before.expired, t.ran);
 }
 
+/*
+ * The waiter on the expiry's CPU.  Under PREEMPT_RT a callout's function
+ * runs in a softirq thread, or in whichever task re-enables bottom halves
+ * on that CPU (rcuc, say, at SCHED_FIFO), which a task of higher priority
+ * on the same CPU preempts, and which sleeps there on a spinlock_t: then
+ * unsetcallout_sync() from that CPU must sleep until the function has
+ * returned, where spinning would never end.  The waiter is a kthread
+ * bound to the callout's CPU; the function wakes it once it runs, and the
+ * case thread, on the other CPU, busy-polls for its return against a
+ * bound.
+ */
+struct same_cpu_kind {
+	bool locked;		/* under a spinlock_t, else a plain callout */
+	bool rearm;		/* the function re-arms itself for the next tick */
+	bool fifo;		/* the waiter runs SCHED_FIFO, else SCHED_NORMAL */
+	const char *desc;
+};
+
+static const struct same_cpu_kind same_cpu_kinds[] = {
+	{ false, false, false, "plain, waiter SCHED_NORMAL" },
+	{ false, false, true, "plain, waiter SCHED_FIFO" },
+	{ false, true, false, "plain, re-arming, waiter SCHED_NORMAL" },
+	{ false, true, true, "plain, re-arming, waiter SCHED_FIFO" },
+	{ true, false, false, "spinlock_t, waiter SCHED_NORMAL" },
+	{ true, false, true, "spinlock_t, waiter SCHED_FIFO" },
+	{ true, true, false, "spinlock_t, re-arming, waiter SCHED_NORMAL" },
+	{ true, true, true, "spinlock_t, re-arming, waiter SCHED_FIFO" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(same_cpu_kind, same_cpu_kinds, desc);
+
+/* Tries at a waiter that preempts the function, which may run anywhere. */
+#define SAME_CPU_TRIES	5
+
+struct same_cpu {
+	struct lock_ctx *x;
+	struct callout plain;
+	struct callout *c;	/* &@plain, or &x->lc.c */
+	const struct same_cpu_kind *kind;
+	struct task_struct *waiter;
+	bool go;		/* the waiter may call */
+	bool stop;		/* the function stops re-arming itself */
+	atomic_t entered;	/* runs begun */
+	atomic_t returned;	/* runs ended */
+	atomic_t in_fn;		/* runs begun and not ended */
+	atomic_t late;		/* runs begun after the sync cancel returned */
+	int arm_ret;
+	int fn_cpu;
+	char runner[TASK_COMM_LEN];	/* the task the first run ran in */
+	ktime_t fn_end;		/* when the last run ended */
+	/* What the waiter saw; @done last, with release. */
+	int waiter_cpu;
+	bool overlapped;	/* the function was mid-run as it called */
+	bool in_sync;
+	int ret;
+	int entered_then, returned_then, in_fn_then;
+	ktime_t called, back;
+	atomic_t done;
+};
+
+static void same_cpu_fn(void *arg)
+{
+	struct same_cpu *sc = arg;
+	u64 end;
+
+	if (atomic_read_acquire(&sc->done))
+		atomic_inc(&sc->late);
+	atomic_inc(&sc->in_fn);
+	atomic_inc(&sc->entered);
+	sc->fn_cpu = raw_smp_processor_id();
+	if (!READ_ONCE(sc->go)) {
+		get_task_comm(sc->runner, current);
+		WRITE_ONCE(sc->go, true);
+		wake_up_process(sc->waiter);
+	}
+	/* Preemptible here under PREEMPT_RT, the spinlock_t held or not. */
+	end = ktime_get_ns() + HOLD_NS;
+	while (ktime_get_ns() < end)
+		cpu_relax();
+	if (sc->kind->rearm && !READ_ONCE(sc->stop))
+		setcallout(sc->c, same_cpu_fn, sc, 0);
+	sc->fn_end = ktime_get();
+	atomic_dec(&sc->in_fn);
+	atomic_inc_return_release(&sc->returned);
+}
+
+/* The waiter: sleeps until told, cancels, and waits to be stopped. */
+static int same_cpu_waiter(void *arg)
+{
+	struct same_cpu *sc = arg;
+
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (READ_ONCE(sc->go) || kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	if (!kthread_should_stop()) {
+		sc->waiter_cpu = raw_smp_processor_id();
+		/* On this CPU, and not ended: preempted, or asleep on its lock. */
+		sc->overlapped = atomic_read(&sc->in_fn) > 0;
+		sc->called = ktime_get();
+		WRITE_ONCE(sc->in_sync, true);
+		sc->ret = unsetcallout_sync(sc->c);
+		sc->back = ktime_get();
+		sc->returned_then = atomic_read_acquire(&sc->returned);
+		sc->entered_then = atomic_read(&sc->entered);
+		sc->in_fn_then = atomic_read(&sc->in_fn);
+		atomic_set_release(&sc->done, 1);
+	}
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
+static void same_cpu_arm_fn(void *info)
+{
+	struct same_cpu *sc = info;
+
+	sc->arm_ret = setcallout(sc->c, same_cpu_fn, sc, 0);
+}
+
+/*
+ * The case's lock context on two CPUs, under PREEMPT_RT only: elsewhere a
+ * callout's function runs with preemption off, and no task on its CPU
+ * can call while it runs.
+ */
+static struct lock_ctx *same_cpu_ctx(struct kunit *test)
+{
+	static const struct lock_kind spin = { false, 0, "spinlock_t" };
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT only: there a task may preempt a function on its CPU");
+	return ctx_setup(test, &spin);
+}
+
+/*
+ * A waiter bound to @x's other CPU, asleep until told, for the callout
+ * @kind says.  A SCHED_FIFO one has the priority of an ordinary real-time
+ * task (MAX_RT_PRIO / 2), above the kthreads that may run softirqs.
+ */
+static struct same_cpu *same_cpu_setup(struct kunit *test, struct lock_ctx *x,
+				       const struct same_cpu_kind *kind)
+{
+	struct same_cpu *sc = kunit_kzalloc(test, sizeof(*sc), GFP_KERNEL);
+	struct task_struct *k;
+
+	KUNIT_ASSERT_NOT_NULL(test, sc);
+	sc->x = x;
+	sc->kind = kind;
+	callout_init(&sc->plain);
+	sc->c = kind->locked ? &x->lc.c : &sc->plain;
+	k = kthread_create_on_cpu(same_cpu_waiter, sc, x->there,
+				  "twheel_sync/%u");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
+	if (kind->fifo)
+		sched_set_fifo(k);
+	sc->waiter = k;
+	x->same = sc;
+	wake_up_process(k);
+	return sc;
+}
+
+/*
+ * Wait for the waiter's return, busy-polling for at most SYNC_BOUND_NS
+ * from @from; true if it came.  If not, stop the function re-arming
+ * itself, which ends any livelock, and wait again, so that the case can
+ * end.
+ */
+static bool same_cpu_wait(struct kunit *test, struct same_cpu *sc,
+			  ktime_t from)
+{
+	ktime_t end = ktime_add_ns(from, SYNC_BOUND_NS);
+	bool back;
+
+	while (!(back = atomic_read_acquire(&sc->done)) &&
+	       ktime_before(ktime_get(), end))
+		cpu_relax();
+	if (!back) {
+		WRITE_ONCE(sc->stop, true);
+		KUNIT_EXPECT_TRUE_MSG(test, poll_until(atomic_read_acquire(&sc->done)),
+				      "unsetcallout_sync() on the expiry's CPU never returned");
+	}
+	return back;
+}
+
+/* Stop the waiter, and leave nothing armed behind. */
+static void same_cpu_teardown(struct same_cpu *sc)
+{
+	WRITE_ONCE(sc->stop, true);
+	WRITE_ONCE(sc->go, true);
+	kthread_stop(sc->waiter);
+	unsetcallout_sync(sc->c);
+	sc->x->same = NULL;
+}
+
+/*
+ * One try of unsetcallout_sync_on_function_cpu_waits(): arm the callout
+ * there, and let the waiter there cancel it once its function runs.
+ * Checks everything but that the waiter preempted the function; returns
+ * the try, torn down.
+ */
+static struct same_cpu *same_cpu_try(struct kunit *test, struct lock_ctx *x,
+				     const struct same_cpu_kind *kind)
+{
+	struct same_cpu *sc = same_cpu_setup(test, x, kind);
+	int err, entered;
+	bool back;
+
+	err = smp_call_function_single(x->there, same_cpu_arm_fn, sc, 1);
+	KUNIT_ASSERT_EQ(test, err ?: sc->arm_ret, 0);
+	KUNIT_ASSERT_TRUE_MSG(test, poll_until(atomic_read(&sc->entered)),
+			      "%s: the function did not run", kind->desc);
+	back = same_cpu_wait(test, sc, ktime_get());
+	/* Past a re-arm's tick, and a run's length: nothing more runs. */
+	entered = atomic_read(&sc->entered);
+	spin_ns(HOLD_NS + 5 * twheel_tick_ns());
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&sc->entered), entered,
+			    "%s: ran on after unsetcallout_sync() returned",
+			    kind->desc);
+	KUNIT_EXPECT_FALSE(test, callout_pending(sc->c));
+	same_cpu_teardown(sc);
+
+	KUNIT_EXPECT_TRUE_MSG(test, back,
+			      "%s: unsetcallout_sync() took over %llu s: livelock",
+			      kind->desc, SYNC_BOUND_NS / NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, sc->fn_cpu, x->there);
+	KUNIT_EXPECT_EQ(test, sc->waiter_cpu, x->there);
+	KUNIT_EXPECT_EQ_MSG(test, sc->ret, back && kind->rearm,
+			    "%s: unsetcallout_sync()", kind->desc);
+	KUNIT_EXPECT_EQ_MSG(test, sc->in_fn_then, 0,
+			    "%s: unsetcallout_sync() returned while the function ran",
+			    kind->desc);
+	KUNIT_EXPECT_EQ_MSG(test, sc->returned_then, sc->entered_then,
+			    "%s: runs begun and ended when unsetcallout_sync() returned",
+			    kind->desc);
+	KUNIT_EXPECT_FALSE_MSG(test, ktime_before(sc->back, sc->fn_end),
+			       "%s: unsetcallout_sync() returned %lld ns before the function",
+			       kind->desc,
+			       ktime_to_ns(ktime_sub(sc->fn_end, sc->back)));
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&sc->late), 0,
+			    "%s: runs began after unsetcallout_sync() returned",
+			    kind->desc);
+	kunit_info(test, "%s: function in %s, %d runs; unsetcallout_sync() %s it, waited %lld us\n",
+		   kind->desc, sc->runner, sc->entered_then,
+		   sc->overlapped ? "preempted" : "came after",
+		   ktime_to_us(ktime_sub(sc->back, sc->called)));
+	return sc;
+}
+
+/*
+ * unsetcallout_sync() on the CPU where the function runs: it returns only
+ * after the function has returned (every run begun has ended, and the
+ * last ended before the call returned), 1 if the function had re-armed
+ * itself meanwhile, else 0; it returns within SYNC_BOUND_NS, however the
+ * function re-arms itself (no livelock); and nothing runs after.  A
+ * SCHED_FIFO waiter must preempt the function; as the function may run in
+ * a task it cannot preempt (an interrupt thread, see above), a try that
+ * came after it is checked all the same, and tried again.  A
+ * SCHED_NORMAL waiter often comes only after the function (which may run
+ * at SCHED_FIFO, in rcuc), and then, the function re-arming itself, races
+ * its next run: it is held to the rest.
+ */
+static void unsetcallout_sync_on_function_cpu_waits(struct kunit *test)
+{
+	const struct same_cpu_kind *kind = test->param_value;
+	struct lock_ctx *x = same_cpu_ctx(test);
+	struct same_cpu *sc;
+	int tries = 0;
+
+	do {
+		sc = same_cpu_try(test, x, kind);
+	} while (kind->fifo && !sc->overlapped && ++tries < SAME_CPU_TRIES);
+	if (kind->fifo)
+		KUNIT_EXPECT_TRUE_MSG(test, sc->overlapped,
+				      "%s: in %d tries, the waiter never ran while the function ran on its CPU",
+				      kind->desc, SAME_CPU_TRIES);
+}
+
+/*
+ * With this CPU holding the spinlock_t, the expiry on the other CPU sleeps
+ * for it (a PREEMPT_RT spinlock_t is a sleeping lock) in its softirq
+ * thread.  unsetcallout_sync() on that CPU meanwhile cancels it and sleeps
+ * until the expiry lets go of the lock: it is seen asleep while the lock
+ * is held, returns 1 once it is released, within a bound, and the
+ * function never runs; twheel counts a stop and no expiry there.
+ */
+static void unsetcallout_sync_on_expiry_cpu_cancels_waiting_expiry(struct kunit *test)
+{
+	static const struct same_cpu_kind kind = { true, false, false,
+						   "spinlock_t" };
+	struct lock_ctx *x = same_cpu_ctx(test);
+	struct same_cpu *sc = same_cpu_setup(test, x, &kind);
+	struct arming *a = alloc_armings(test, x, 1);
+	bool waiting, asleep, back;
+	ktime_t released;
+
+	twheel_stats_read(x->there, &x->before);
+	waiting = hold_until_waiting(test, x, a);
+	/* The function cannot start: let the waiter go. */
+	WRITE_ONCE(sc->go, true);
+	wake_up_process(sc->waiter);
+	asleep = poll_until(READ_ONCE(sc->in_sync) &&
+			    !task_is_running(sc->waiter));
+	/* Read before the release: nothing returns before this. */
+	released = ktime_get();
+	ctx_unlock(x);
+	back = same_cpu_wait(test, sc, released);
+	spin_ns(3 * twheel_tick_ns());
+	twheel_stats_read(x->there, &x->after);
+	same_cpu_teardown(sc);
+
+	KUNIT_ASSERT_TRUE_MSG(test, waiting, "the tick did not come");
+	KUNIT_EXPECT_TRUE_MSG(test, asleep,
+			      "unsetcallout_sync() did not sleep for the expiry");
+	KUNIT_EXPECT_TRUE_MSG(test, back,
+			      "unsetcallout_sync() took over %llu s after the lock was released",
+			      SYNC_BOUND_NS / NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, sc->waiter_cpu, x->there);
+	KUNIT_EXPECT_EQ_MSG(test, sc->ret, 1,
+			    "unsetcallout_sync() of the expiry waiting for its lock");
+	KUNIT_EXPECT_FALSE_MSG(test, ktime_before(sc->back, released),
+			       "unsetcallout_sync() returned before the lock was released");
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&a->runs), 0,
+			    "the cancelled function ran");
+	KUNIT_EXPECT_FALSE(test, callout_pending(&x->lc.c));
+	KUNIT_EXPECT_FALSE(test, ctx_is_locked(x));
+	KUNIT_EXPECT_EQ(test, x->after.stopped - x->before.stopped, 1);
+	KUNIT_EXPECT_EQ(test, x->after.expired - x->before.expired, 0);
+}
+
 static struct kunit_case lock_cases[] = {
 	KUNIT_CASE_PARAM(callout_init_lock_function_holds_lock,
 			 lock_kind_gen_params),
@@ -436,6 +803,9 @@ static struct kunit_case lock_cases[] = {
 	KUNIT_CASE_PARAM(setcallout_under_lock_waiting_expiry_rearms,
 			 lock_kind_gen_params),
 	KUNIT_CASE_SLOW(unsetcallout_under_lock_races_tick),
+	KUNIT_CASE_PARAM(unsetcallout_sync_on_function_cpu_waits,
+			 same_cpu_kind_gen_params),
+	KUNIT_CASE(unsetcallout_sync_on_expiry_cpu_cancels_waiting_expiry),
 	{}
 };
 
