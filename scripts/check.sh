@@ -11,17 +11,20 @@
 # installs it with make install and with DKMS (install-check.sh), proves
 # the harness and the style checks can fail (selftest.sh), builds
 # each test kernel in KVERS (default: all supported) and runs the KUnit
-# suites on it in QEMU with twheel's default scheme; on the newest kernel
-# they run again with the other scheme, booted with "threadirqs", so that
-# softirqs, and so every callout, run in threads; and on each kernel
+# suites on it in QEMU with twheel's default scheme; and on each kernel
 # three in-tree LED triggers, converted by the semantic patch, run beside
-# the unconverted ones (convert-check.sh); and the torture module
-# runs for a minute on 4 vCPUs, with CPUs going off and on line and
-# timeout()'s allocations failing (torture.sh).  (What differs between
-# kernels is the compat layer, which no scheme touches: one run each of
-# the older ones keeps make check well under 45 minutes.)  Ends with "N
-# passed, N failed" over all kernels (a torture run counts as one), and
-# exits non-zero when anything failed.
+# the unconverted ones (convert-check.sh), and the torture module runs
+# for a minute on 4 vCPUs, with CPUs going off and on line and timeout()'s
+# allocations failing (torture.sh).  With 6.12 in KVERS, then
+# PREEMPT_RT: Debian's prebuilt RT kernel (rt-check.sh: the build, the
+# demo and the sample client; then the torture), and the suites again on
+# the 6.12 test kernel built PREEMPT_RT (rt-kernel.config), with the
+# other scheme: there every callout runs in a preemptible thread; then the
+# torture there too.  (That run replaced one under "threadirqs" on plain
+# 6.12.  What differs between kernels is the compat layer, which no
+# scheme touches: one run of each scheme per kernel keeps make check
+# under 40 minutes.)  Ends with "N passed, N failed" over all kernels (a
+# torture run counts as one), and exits non-zero when anything failed.
 
 set -euo pipefail
 
@@ -60,10 +63,8 @@ fi
 
 for v in $kvers; do
 	kdir=$("$here/build-kernel.sh" "$v") || { status=1; continue; }
-	# Scheme 6 on the newest kernel only, with softirqs in threads.
-	append6=-
-	[ "$v" != "${kvers##* }" ] || append6=threadirqs
-	run_suites "$v" "$kdir" "$counts" "$append6" || status=1
+	# Scheme 6 runs on the PREEMPT_RT kernel, below.
+	run_suites "$v" "$kdir" "$counts" - || status=1
 	# Real modules converted by the semantic patch, beside the originals.
 	"$here/convert-check.sh" --counts "$counts" --twheel "$build/$v" "$v" ||
 		status=1
@@ -71,6 +72,23 @@ for v in $kvers; do
 	COUNTS=$counts DURATION=${TORTURE_DURATION:-60} TWHEEL_BUILD=$build/$v \
 		"$here/torture.sh" "$v" || status=1
 done
+
+# PREEMPT_RT, on 6.12: Debian's own RT kernel, then the suites under
+# Scheme 6 on the RT test kernel.
+if [[ " $kvers " == *" 6.12 "* ]]; then
+	"$here/rt-check.sh" --counts "$counts" || status=1
+	COUNTS=$counts DURATION=${TORTURE_DURATION:-60} \
+		"$here/torture.sh" debian-rt || status=1
+	if kdir=$("$here/build-kernel.sh" 6.12 "$here/test-kernel.config" \
+			"$here/rt-kernel.config"); then
+		run_suites --only6 6.12-rt "$kdir" "$counts" "" || status=1
+		COUNTS=$counts DURATION=${TORTURE_DURATION:-60} \
+			TWHEEL_BUILD=$build/6.12-rt TWHEEL_PARAMS=scheme=6 \
+			"$here/torture.sh" 6.12-rt || status=1
+	else
+		status=1
+	fi
+fi
 
 note "make check took $(( $(date +%s) - start )) s"
 print_counts "$counts"

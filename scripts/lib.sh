@@ -48,11 +48,19 @@ debian_rt_kernel() {
 # Set kdir, bzimage and label for a guest of kernel $1: "debian", the
 # stock Debian kernel (debian_kernel); "debian-rt", Debian's PREEMPT_RT
 # one (debian_rt_kernel); or a test kernel version, built if need be
-# (build-kernel.sh).
+# (build-kernel.sh), with "-rt" for its PREEMPT_RT build (rt-kernel.config).
 guest_kernel() {
 	case "$1" in
 	debian) debian_kernel ;;
 	debian-rt) debian_rt_kernel ;;
+	*-rt)
+		kdir=$("$TWHEEL_TOP/scripts/build-kernel.sh" "${1%-rt}" \
+			"$TWHEEL_TOP/scripts/test-kernel.config" \
+			"$TWHEEL_TOP/scripts/rt-kernel.config")
+		bzimage=$kdir/arch/x86/boot/bzImage
+		label=$1
+		return
+		;;
 	*)
 		kdir=$("$TWHEEL_TOP/scripts/build-kernel.sh" "$1")
 		bzimage=$kdir/arch/x86/boot/bzImage
@@ -91,18 +99,21 @@ copy_tree() {
 		--exclude=Module.symvers .) | tar -x -C "$1"
 }
 
-# run_suites LABEL KDIR COUNTS APPEND6 [RUN-TESTS-OPTION...]
+# run_suites [--only6] LABEL KDIR COUNTS APPEND6 [RUN-TESTS-OPTION...]
 # Build twheel and its test modules against the test kernel in KDIR, into
 # build/LABEL, and run every KUnit suite on that kernel in QEMU with
 # twheel's default scheme, then again with scheme=6, booted with the extra
-# kernel command line APPEND6 (may be empty; "-" skips that second run).
+# kernel command line APPEND6 (may be empty; "-" skips that second run);
+# with --only6, the scheme=6 run alone.
 # The guests have three CPUs, for suite twheel_hotplug.
 # Each run appends its counts to COUNTS; the options go to run-tests.sh.
 # Returns non-zero when the build or a run failed.
 run_suites() {
-	local label=$1 kdir=$2 counts=$3 append6=$4 list params append m
+	local only6= label kdir counts append6 list params append m
 	local status=0
 	local -a mods before rest
+	[ "$1" != --only6 ] || { only6=1; shift; }
+	label=$1 kdir=$2 counts=$3 append6=$4
 	shift 4
 	list=$("$TWHEEL_TOP/scripts/build-module.sh" "$kdir" \
 		"$TWHEEL_TOP/build/$label") || return 1
@@ -118,6 +129,7 @@ run_suites() {
 	done
 	for params in "" "scheme=6"; do
 		[ -z "$params" ] || [ "$append6" != - ] || continue
+		[ -n "$params" ] || [ -z "$only6" ] || continue
 		append=
 		[ -z "$params" ] || append=$append6
 		"$TWHEEL_TOP/scripts/run-tests.sh" "$@" \
