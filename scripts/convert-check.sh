@@ -10,7 +10,7 @@
 # --in-place and nothing else, and build both against the test kernel
 # (convert/modules/Kbuild), the converted one as twheel's client, against
 # the kit scripts/kit.sh installs.  Then boot the kernel in QEMU (three
-# CPUs, as the suites run) with twheel and the observer,
+# CPUs) with twheel and the observer,
 # convert/modules/ledprobe.ko, an LED that records when its brightness
 # changes; convert/modules/guest.sh runs each of a module's steps with the
 # kernel's copy, then with the converted one, and prints the record.  On
