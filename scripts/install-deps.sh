@@ -3,7 +3,7 @@
 #
 # install-deps.sh [PACKAGE...] - install the Debian 12 packages the build
 # and tests need, and any named; then fetch Debian's prebuilt PREEMPT_RT
-# kernel into $TWHEEL_CACHE (fetch_debian_rt, below).
+# kernel into $TWHEEL_CACHE (fetch_debian_rt in lib.sh).
 
 set -euo pipefail
 
@@ -38,60 +38,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 		--no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Debian's prebuilt PREEMPT_RT kernel, the -rt-amd64 flavour of 6.12 in
-# bookworm-security (guest_kernel debian-rt in lib.sh boots it): its
-# vmlinuz and its headers, unpacked under $TWHEEL_CACHE/debian-rt/RELEASE/,
-# not installed.  Installed, it would become the machine's kernel: its
-# headers package depends on its image package, whose vmlinuz in /boot
-# GRUB would boot next, as the newest version there, after building an
-# initramfs for it.  Unpacked, it changes nothing outside the cache and
-# needs no root: apt-get download fetches the image (only its vmlinuz is
-# kept), the flavour's headers, the common headers they include and the
-# linux-kbuild tools they link to, by relative links that hold in the
-# unpacked tree; the one absolute path, the flavour Makefile's include of
-# the common one, is pointed into it.  The release is the one the
-# metapackage linux-image-6.12-rt-amd64 depends on now, so that a
-# security update brings a new one.
-fetch_debian_rt() {
-	local meta=linux-image-6.12-rt-amd64 image release abi root tmp deb
-	image=$(apt-cache show --no-all-versions "$meta" 2>/dev/null |
-		sed -n 's/^Depends: \(linux-image-[^ ,]*\).*/\1/p')
-	if [ -z "$image" ] && [ "$(id -u)" -eq 0 ]; then
-		apt-get update -q >/dev/null
-		image=$(apt-cache show --no-all-versions "$meta" 2>/dev/null |
-			sed -n 's/^Depends: \(linux-image-[^ ,]*\).*/\1/p')
-	fi
-	[ -n "$image" ] ||
-		die "apt knows no $meta: bookworm-security must be in /etc/apt/sources.list, then apt-get update as root"
-	release=${image#linux-image-}
-	abi=${release%-rt-amd64}
-	root=$TWHEEL_CACHE/debian-rt/$release
-	[ ! -f "$root/.twheel-unpacked" ] || return 0
-
-	note "fetching Debian's PREEMPT_RT kernel $release into $root"
-	tmp=$(mktemp -d)
-	# apt-get download as root drops to user _apt, which must write here.
-	[ "$(id -u)" -ne 0 ] || chown _apt "$tmp"
-	rm -rf "$root" && mkdir -p "$root" &&
-		(cd "$tmp" && apt-get download -q "$image" \
-			"linux-headers-$release" "linux-headers-$abi-common-rt" \
-			"linux-kbuild-$abi" >/dev/null) ||
-		{ rm -rf "$tmp"; die "apt-get download of $image and its headers failed"; }
-	for deb in "$tmp"/*.deb; do
-		case "${deb##*/}" in
-		linux-image-*)
-			dpkg-deb --fsys-tarfile "$deb" |
-				tar -x -C "$root" "./boot/vmlinuz-$release" ;;
-		*) dpkg-deb -x "$deb" "$root" ;;
-		esac || { rm -rf "$tmp"; die "unpacking $deb into $root failed"; }
-	done
-	rm -rf "$tmp"
-	sed -i "s|^include /usr/src/|include $root/usr/src/|" \
-		"$root/usr/src/linux-headers-$release/Makefile"
-	[ -f "$root/boot/vmlinuz-$release" ] &&
-		[ -f "$root/usr/src/linux-headers-$abi-common-rt/Makefile" ] &&
-		[ -x "$root/usr/src/linux-headers-$release/scripts/basic/fixdep" ] ||
-		die "$root is not a kernel and its headers"
-	touch "$root/.twheel-unpacked"
-}
-fetch_debian_rt
+# Debian's prebuilt PREEMPT_RT kernel, into the cache (fetch_debian_rt in
+# lib.sh).  Not fatal here: only its own checks need it, and they fetch it
+# themselves if it is missing.
+( fetch_debian_rt ) ||
+	note "Debian's PREEMPT_RT kernel was not fetched: DEMO_KERNEL=debian-rt and make check's RT checks need it"
