@@ -14,7 +14,7 @@
 # suites on it in QEMU with twheel's default scheme; and on each kernel
 # three in-tree LED triggers, converted by the semantic patch, run beside
 # the unconverted ones (convert-check.sh), and the torture module runs
-# for a minute on 4 vCPUs, with CPUs going off and on line and timeout()'s
+# for 30 s on 4 vCPUs, with CPUs going off and on line and timeout()'s
 # allocations failing (torture.sh).  With 6.12 in KVERS, then
 # PREEMPT_RT: Debian's prebuilt RT kernel (rt-check.sh: the build, the
 # demo and the sample client; then the torture), and the suites again on
@@ -69,7 +69,7 @@ for v in $kvers; do
 	"$here/convert-check.sh" --counts "$counts" --twheel "$build/$v" "$v" ||
 		status=1
 	# A bounded torture on 4 vCPUs, with hotplug and fault injection.
-	COUNTS=$counts DURATION=${TORTURE_DURATION:-60} TWHEEL_BUILD=$build/$v \
+	COUNTS=$counts DURATION=${TORTURE_DURATION:-30} TWHEEL_BUILD=$build/$v \
 		"$here/torture.sh" "$v" || status=1
 done
 
@@ -77,12 +77,12 @@ done
 # Scheme 6 on the RT test kernel.
 if [[ " $kvers " == *" 6.12 "* ]]; then
 	"$here/rt-check.sh" --counts "$counts" || status=1
-	COUNTS=$counts DURATION=${TORTURE_DURATION:-60} \
+	COUNTS=$counts DURATION=${TORTURE_DURATION:-30} \
 		"$here/torture.sh" debian-rt || status=1
 	if kdir=$("$here/build-kernel.sh" 6.12 "$here/test-kernel.config" \
 			"$here/rt-kernel.config"); then
 		run_suites --only6 6.12-rt "$kdir" "$counts" "" || status=1
-		COUNTS=$counts DURATION=${TORTURE_DURATION:-60} \
+		COUNTS=$counts DURATION=${TORTURE_DURATION:-30} \
 			TWHEEL_BUILD=$build/6.12-rt TWHEEL_PARAMS=scheme=6 \
 			"$here/torture.sh" 6.12-rt || status=1
 	else
