@@ -61,7 +61,7 @@ EOF
 	rm -rf "$copy"
 }
 
-plant cancel-unlocked 'neither ran nor were cancelled|returned 1, but arming' \
+plant cancel-unlocked 'more endings than armings|returned 1, but arming' \
 '	base = lock_callout_base(c, &flags);
 	ret = cancel_locked(base, c);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
