@@ -177,8 +177,8 @@ static inline char *dfs_word(char **p)
 }
 
 /**
- * dfs_read_cpu_stats() - columns of one CPU's row of "stats", by name
- * @cpu: the CPU.
+ * dfs_read_stats_row() - columns of one row of "stats", by name
+ * @row: the row's first word: a CPU's number, or "total".
  * @names: the column names, as the header row spells them.
  * @vals: their values, -1 for a column this twheel does not have.
  * @nr: the number of @names and @vals.
@@ -189,14 +189,13 @@ static inline char *dfs_word(char **p)
  * Context: process context; sleeps.
  * Return: 0, or -errno if the file cannot be read or has no such row.
  */
-static inline int dfs_read_cpu_stats(unsigned int cpu,
-				     const char *const *names, s64 *vals,
-				     unsigned int nr)
+static inline int dfs_read_stats_row(const char *row, const char *const *names,
+				     s64 *vals, unsigned int nr)
 {
 	const size_t size = 4 * PAGE_SIZE;
-	char *buf, *p, *line, *header = NULL, *row = NULL, *h, *v;
+	char *buf, *p, *line, *header = NULL, *found = NULL, *h, *v;
 	unsigned long long val;
-	unsigned int i, c;
+	unsigned int i;
 	int ret;
 
 	for (i = 0; i < nr; i++)
@@ -208,12 +207,13 @@ static inline int dfs_read_cpu_stats(unsigned int cpu,
 	for (p = buf; !ret && (line = strsep(&p, "\n"));) {
 		if (str_has_prefix(line, "cpu "))
 			header = line;
-		else if (sscanf(line, "%u ", &c) == 1 && c == cpu)
-			row = line;
+		else if (str_has_prefix(line, row) &&
+			 (line[strlen(row)] == ' ' || line[strlen(row)] == '\t'))
+			found = line;
 	}
-	if (!ret && (!header || !row))
+	if (!ret && (!header || !found))
 		ret = -EPROTO;
-	while (!ret && (h = dfs_word(&header)) && (v = dfs_word(&row))) {
+	while (!ret && (h = dfs_word(&header)) && (v = dfs_word(&found))) {
 		if (kstrtoull(v, 10, &val))
 			continue;
 		for (i = 0; i < nr; i++)
@@ -222,6 +222,26 @@ static inline int dfs_read_cpu_stats(unsigned int cpu,
 	}
 	kfree(buf);
 	return ret;
+}
+
+/**
+ * dfs_read_cpu_stats() - columns of one CPU's row of "stats", by name
+ * @cpu: the CPU.
+ * @names: the column names, as the header row spells them.
+ * @vals: their values, -1 for a column this twheel does not have.
+ * @nr: the number of @names and @vals.
+ *
+ * Context: process context; sleeps.
+ * Return: as dfs_read_stats_row().
+ */
+static inline int dfs_read_cpu_stats(unsigned int cpu,
+				     const char *const *names, s64 *vals,
+				     unsigned int nr)
+{
+	char row[12];
+
+	snprintf(row, sizeof(row), "%u", cpu);
+	return dfs_read_stats_row(row, names, vals, nr);
 }
 
 #endif /* _TWHEEL_DFS_H */

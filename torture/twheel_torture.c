@@ -858,45 +858,44 @@ static void tt_all_online(void)
 			atomic_long_inc(&tt_onlines);
 }
 
-/* twheel's debugfs totals: the counters the ledger can be held against. */
+/* twheel's debugfs totals: the counters the ledger is held against. */
+enum {
+	TT_STARTED, TT_REARMED, TT_STOPPED, TT_EXPIRED, TT_T_ALLOCS,
+	TT_T_FAILED, TT_PENDING, TT_NR_TOTALS
+};
+
+static const char *const tt_total_names[TT_NR_TOTALS] = {
+	"started", "rearmed", "stopped", "expired", "t_allocs", "t_failed",
+	"pending",
+};
+
 struct tt_totals {
-	unsigned long long started, rearmed, stopped, expired, t_allocs,
-		t_failed, pending;
+	s64 v[TT_NR_TOTALS];
 	bool valid;
 };
 
-#define TT_STATS_MAX	8192
-
 static void tt_read_totals(struct tt_totals *t)
 {
-	unsigned long long skip;
-	char *buf, *row;
+	unsigned int i;
 	int ret;
 
 	t->valid = false;
 	if (!check_debugfs)
 		return;
-	buf = kzalloc(TT_STATS_MAX, GFP_KERNEL);
-	if (!buf)
-		return;
-	ret = dfs_read(DFS_STATS, buf, TT_STATS_MAX);
+	ret = dfs_read_stats_row("total", tt_total_names, t->v,
+				 TT_NR_TOTALS);
 	if (ret) {
 		pr_warn("cannot read %s (%d): counters not compared\n",
 			DFS_STATS, ret);
-		goto out;
+		return;
 	}
-	row = strstr(buf, "\ntotal ");
-	if (row &&
-	    sscanf(row, " total %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-		   &t->started, &t->rearmed, &t->stopped, &t->expired, &skip,
-		   &skip, &skip, &skip, &skip, &skip, &t->t_allocs,
-		   &t->t_failed, &t->pending) == 13)
-		t->valid = true;
-	else
-		pr_warn("no total row in %s: counters not compared\n",
-			DFS_STATS);
-out:
-	kfree(buf);
+	for (i = 0; i < TT_NR_TOTALS; i++)
+		if (t->v[i] < 0) {
+			pr_warn("no column %s in %s: counters not compared\n",
+				tt_total_names[i], DFS_STATS);
+			return;
+		}
+	t->valid = true;
 }
 
 /* What the ledger has counted, summed. */
@@ -940,14 +939,16 @@ static void tt_sum(struct tt_sums *s)
 
 static struct tt_totals tt_base;
 
-/* Does a debugfs counter's move equal the ledger's count? */
-static bool tt_agree(const char *when, const char *name,
-		     unsigned long long moved, unsigned long counted)
+/* Did debugfs counter @i move, since the start, by the ledger's count? */
+static bool tt_agree(const char *when, const struct tt_totals *now,
+		     unsigned int i, unsigned long counted)
 {
-	if (moved == counted)
+	s64 moved = now->v[i] - tt_base.v[i];
+
+	if (moved == (s64)counted)
 		return true;
-	violation("%s: debugfs %s moved by %llu, the ledger counted %lu\n",
-		  when, name, moved, counted);
+	violation("%s: debugfs %s moved by %lld, the ledger counted %lu\n",
+		  when, tt_total_names[i], moved, counted);
 	return false;
 }
 
@@ -1054,26 +1055,17 @@ static void tt_balance(const char *when)
 	tt_read_totals(&now);
 	agree = now.valid && tt_base.valid;
 	if (agree) {
-		agree &= tt_agree(when, "started",
-				  now.started - tt_base.started,
-				  s.arms + s.t_armed);
-		agree &= tt_agree(when, "rearmed",
-				  now.rearmed - tt_base.rearmed, s.replaced);
-		agree &= tt_agree(when, "stopped",
-				  now.stopped - tt_base.stopped,
+		agree &= tt_agree(when, &now, TT_STARTED, s.arms + s.t_armed);
+		agree &= tt_agree(when, &now, TT_REARMED, s.replaced);
+		agree &= tt_agree(when, &now, TT_STOPPED,
 				  s.cancelled + s.t_cancelled);
-		agree &= tt_agree(when, "expired",
-				  now.expired - tt_base.expired,
-				  s.runs + s.t_runs);
-		agree &= tt_agree(when, "t_allocs",
-				  now.t_allocs - tt_base.t_allocs, s.t_armed);
-		agree &= tt_agree(when, "t_failed",
-				  now.t_failed - tt_base.t_failed,
-				  s.t_failed);
-		if (now.pending) {
+		agree &= tt_agree(when, &now, TT_EXPIRED, s.runs + s.t_runs);
+		agree &= tt_agree(when, &now, TT_T_ALLOCS, s.t_armed);
+		agree &= tt_agree(when, &now, TT_T_FAILED, s.t_failed);
+		if (now.v[TT_PENDING]) {
 			agree = false;
-			violation("%s: debugfs shows %llu callouts pending\n",
-				  when, now.pending);
+			violation("%s: debugfs shows %lld callouts pending\n",
+				  when, now.v[TT_PENDING]);
 		}
 	}
 	pr_info("%s: balanced: %lu armings = %lu ran + %lu replaced + %lu cancelled; timeout(): %lu = %lu ran + %lu cancelled, %lu refused; debugfs %s\n",
