@@ -30,11 +30,12 @@
  * into in a larger table share a lock.  Each is a bit lock, taken with
  * interrupts off (stripe_lock()): inline, where a raw spinlock costs a
  * call to take it and another to release it in every timeout() and
- * untimeout().  It is not fair, but it is held for one chain's walk and
- * one arming or cancelling at a time; lockdep follows it through a map of
- * its own.  The hash mixes func and arg with three multiplications
- * (hash_key()); it is computed once per call, and again only when the
- * entry is released or its key moved.
+ * untimeout(), and, interrupts being off, without bit_spin_lock()'s
+ * count in the preempt count.  It is not fair, but it is held for one
+ * chain's walk and one arming or cancelling at a time; lockdep follows it
+ * through a map of its own.  The hash mixes func and arg with three
+ * multiplications (hash_key()); it is computed once per call, and again
+ * only when the entry is released or its key moved.
  *
  * The table grows, never shrinks, and it counts keys, not entries:
  * duplicates make no chain longer, so they do not make it grow.  Each
@@ -96,6 +97,7 @@
  */
 
 #include <linux/bitmap.h>
+#include <linux/bitops.h>
 #include <linux/hash.h>
 #include <linux/list.h>
 #include <linux/log2.h>
@@ -106,8 +108,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
-/* Last: it uses cpu_relax() without including what declares it. */
-#include <linux/bit_spinlock.h>
+#include <asm/processor.h>
 #include <kunit/visibility.h>
 
 #include "twheel.h"
@@ -254,25 +255,35 @@ static struct twheel_stripe *stripe(u32 hash)
 	return &twheel_stripes[hash & (TWHEEL_HASH_LOCKS - 1)];
 }
 
-/* Take @s's lock, interrupts being off; the DOC block says why a bit lock. */
-static inline void stripe_lock(struct twheel_stripe *s)
+/*
+ * Take @s's lock, interrupts being off; the DOC block says why a bit lock.
+ * As bit_spin_lock(), but without its preempt_disable(): with interrupts
+ * off the holder cannot be preempted anyway.
+ */
+static __always_inline void stripe_lock(struct twheel_stripe *s)
 	__acquires(s)
 {
 	lockdep_assert_irqs_disabled();
-	bit_spin_lock(TWHEEL_STRIPE_LOCKED, &s->lock);
+	while (unlikely(test_and_set_bit_lock(TWHEEL_STRIPE_LOCKED,
+					      &s->lock))) {
+		do {
+			cpu_relax();
+		} while (test_bit(TWHEEL_STRIPE_LOCKED, &s->lock));
+	}
 	lock_map_acquire(&s->dep_map);
 }
 
 /* Release @s's lock; @s->lock has no other bit for anyone to change. */
-static inline void stripe_unlock(struct twheel_stripe *s)
+static __always_inline void stripe_unlock(struct twheel_stripe *s)
 	__releases(s)
 {
 	lock_map_release(&s->dep_map);
-	__bit_spin_unlock(TWHEEL_STRIPE_LOCKED, &s->lock);
+	__clear_bit_unlock(TWHEEL_STRIPE_LOCKED, &s->lock);
 }
 
 /* stripe_lock() with interrupts saved and disabled, as spin_lock_irqsave(). */
-static inline unsigned long stripe_lock_irqsave(struct twheel_stripe *s)
+static __always_inline unsigned long
+stripe_lock_irqsave(struct twheel_stripe *s)
 	__acquires(s)
 {
 	unsigned long flags;
@@ -282,8 +293,8 @@ static inline unsigned long stripe_lock_irqsave(struct twheel_stripe *s)
 	return flags;
 }
 
-static inline void stripe_unlock_irqrestore(struct twheel_stripe *s,
-					    unsigned long flags)
+static __always_inline void
+stripe_unlock_irqrestore(struct twheel_stripe *s, unsigned long flags)
 	__releases(s)
 {
 	stripe_unlock(s);
@@ -759,16 +770,14 @@ int twheel_timeout(callout_func_t func, void *arg, unsigned long ticks)
 	head = chain(tab, h);
 	link = key_find(head, func, arg);
 	key_add(head, link, t);
-	WARN_ON_ONCE(twheel_arm_timeout(&t->c, func, arg, ticks,
-					timeout_precision) < 0);
 	/*
 	 * A new key past its stripe's share, and again each time that
 	 * doubles (a power of 2); duplicates do not count.
 	 */
-	if (!link) {
-		s->keys++;
-		grow = s->keys > tab->stripe_max && is_power_of_2(s->keys - 1);
-	}
+	if (!link && unlikely(++s->keys > tab->stripe_max))
+		grow = is_power_of_2(s->keys - 1);
+	WARN_ON_ONCE(twheel_arm_timeout(&t->c, func, arg, ticks,
+					timeout_precision) < 0);
 	stripe_unlock(s);
 	local_irq_restore(flags);
 

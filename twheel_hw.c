@@ -452,9 +452,10 @@ static bool cancel_run_locked(struct twheel_base *base, struct callout *c)
  * Take @c off @base's wheel, or stop its function that waits for its lock;
  * true if it was pending in either way.  Inline: it is unsetcallout()'s
  * whole work, which the tracepoint's out-of-line code would otherwise put
- * behind a call of its own.
+ * behind a call of its own; always, for twheel_cancel_timeout() too.
  */
-static inline bool cancel_locked(struct twheel_base *base, struct callout *c)
+static __always_inline bool cancel_locked(struct twheel_base *base,
+					  struct callout *c)
 {
 	lockdep_assert_held(&base->lock);
 	if (__twheel_del(&base->wheel, &c->entry))
@@ -1457,19 +1458,21 @@ void twheel_init_timeout(struct callout *c, const char *name,
 }
 
 /*
- * Arm a callout set up by twheel_init_timeout(): as setcallout(), with a
- * window of @precision ns after its deadline; its owner's flag tells the
- * expiry path to hand it back.  Interrupts are off: the caller holds the
- * lock of the callout's hash chain.
+ * Arm @c, set up by twheel_init_timeout() and just taken from timeout()'s
+ * free list or the allocator: as setcallout(), with a window of
+ * @precision ns after its deadline; its owner's flag tells the expiry path
+ * to hand it back.  timeout() has checked @func and @ticks, and calls it
+ * with interrupts off, under the lock of the callout's hash chain.  Inlined
+ * there: twheel_callout.c compiles twheel_bsd.c with this file.
  */
-int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
-		       unsigned long ticks, u64 precision)
+static __always_inline int twheel_arm_timeout(struct callout *c,
+					      callout_func_t func, void *arg,
+					      unsigned long ticks,
+					      u64 precision)
 {
 	u64 now, due, last, when;
 
 	lockdep_assert_irqs_disabled();
-	if (!func || ticks > CALLOUT_MAX_TICKS)
-		return -EINVAL;
 	/* timeout() took an entry; twheel_count_timeout_failed() counts misses. */
 	this_cpu_inc(twheel_bases->stats.timeout_allocs);
 	now = current_tick();
@@ -1486,9 +1489,10 @@ int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
 
 /*
  * Cancel a callout allocated by timeout(), as unsetcallout(), with
- * interrupts off: the caller holds the lock of its hash chain.
+ * interrupts off: the caller holds the lock of its hash chain.  Inlined
+ * there, as twheel_arm_timeout().
  */
-int twheel_cancel_timeout(struct callout *c)
+static __always_inline int twheel_cancel_timeout(struct callout *c)
 {
 	struct twheel_base *base;
 	int ret;

@@ -6,7 +6,9 @@
  *
  *   twheel_main.c     parameters, load and unload: calls every init/exit
  *   twheel_debugfs.c  reads the engine and the BSD interface
- *   twheel_bsd.c      timeout()/untimeout(): arms callouts on the engine
+ *   twheel_bsd.c      timeout()/untimeout(): arms callouts on the engine,
+ *                     inlining its arming and cancelling (twheel_callout.c
+ *                     compiles it after twheel_hw.c, as one unit)
  *   twheel_hw.c       the engine: per-CPU wheels on an hrtimer tick, the
  *                     handle API; calls only the wheels
  *   twheel_core.c     the wheels, without a clock
@@ -183,9 +185,6 @@ unsigned long twheel_engine_cancel_if(twheel_match_fn match, void *data,
 				      callout_func_t *first);
 void twheel_init_timeout(struct callout *c, const char *name,
 			 struct lock_class_key *key);
-int twheel_arm_timeout(struct callout *c, callout_func_t func, void *arg,
-		       unsigned long ticks, u64 precision);
-int twheel_cancel_timeout(struct callout *c);
 void twheel_count_timeout_failed(void);
 const struct twheel_geometry *twheel_geometry(void);
 u64 twheel_now(void);
