@@ -107,6 +107,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/static_key.h>
 #include <linux/workqueue.h>
 #include <asm/processor.h>
 #include <kunit/visibility.h>
@@ -222,8 +223,13 @@ static struct twheel_stripe twheel_stripes[TWHEEL_HASH_LOCKS];
 static struct twheel_free __percpu *twheel_free;
 static struct lock_class_key twheel_timeout_key;
 static struct lock_class_key twheel_stripe_key;
-/* Set once by twheel_timeout_init(): every timeout()'s precision, in ns. */
+/*
+ * Set once by twheel_timeout_init(): every timeout()'s precision, in ns,
+ * and whether it is not 0, so that timeout() arms through an inlined
+ * arming that knows it: without a window, that one has none to test for.
+ */
 static u64 timeout_precision;
+static DEFINE_STATIC_KEY_FALSE(timeout_window);
 
 /*
  * Holding it means that the table is not growing: twheel_htab stays
@@ -326,13 +332,15 @@ static inline struct twheel_timeout **chain(struct twheel_htab *t, u32 hash)
 /*
  * The link in the chain at @link that points at the newest entry of
  * (@func, @arg), or %NULL if the key is not there.  Walks the chain's keys,
- * never their older entries.  Called under the chain's stripe lock.
+ * never their older entries, comparing arguments first: keys that share a
+ * function (one per object it serves) are the common case.  Called under
+ * the chain's stripe lock.
  */
 static struct twheel_timeout **key_find(struct twheel_timeout **link,
 					callout_func_t func, void *arg)
 {
 	for (; *link; link = &(*link)->next_key) {
-		if ((*link)->c.func == func && (*link)->c.arg == arg)
+		if ((*link)->c.arg == arg && (*link)->c.func == func)
 			return link;
 	}
 	return NULL;
@@ -742,6 +750,7 @@ int twheel_timeout(callout_func_t func, void *arg, unsigned long ticks)
 	struct twheel_htab *tab;
 	unsigned long flags;
 	bool grow = false;
+	int ret;
 	u32 h;
 
 	if (!func || ticks > CALLOUT_MAX_TICKS)
@@ -761,7 +770,7 @@ int twheel_timeout(callout_func_t func, void *arg, unsigned long ticks)
 		}
 		local_irq_save(flags);
 	}
-	/* The key must be in place before the entry is hashed. */
+	/* The key, in place before the entry is hashed, and what it runs. */
 	t->c.func = func;
 	t->c.arg = arg;
 
@@ -776,8 +785,11 @@ int twheel_timeout(callout_func_t func, void *arg, unsigned long ticks)
 	 */
 	if (!link && unlikely(++s->keys > tab->stripe_max))
 		grow = is_power_of_2(s->keys - 1);
-	WARN_ON_ONCE(twheel_arm_timeout(&t->c, func, arg, ticks,
-					timeout_precision) < 0);
+	if (static_branch_unlikely(&timeout_window))
+		ret = twheel_arm_timeout(&t->c, ticks, timeout_precision);
+	else
+		ret = twheel_arm_timeout(&t->c, ticks, 0);
+	WARN_ON_ONCE(ret < 0);
 	stripe_unlock(s);
 	local_irq_restore(flags);
 
@@ -807,21 +819,20 @@ int twheel_untimeout(callout_func_t func, void *arg)
 {
 	u32 h = hash_key(func, arg);
 	struct twheel_stripe *s = stripe(h);
-	struct twheel_timeout **link, *found = NULL;
+	struct twheel_timeout **link, *found;
 	unsigned long flags;
-	bool kept = false;
+	bool kept;
 
 	flags = stripe_lock_irqsave(s);
 	link = key_find(chain(htab(), h), func, arg);
-	if (link)
-		found = key_cancel(link);
-	if (found)
-		kept = timeout_put(s, link, found);
-	stripe_unlock_irqrestore(s, flags);
-
-	if (!found)
+	found = link ? key_cancel(link) : NULL;
+	if (!found) {
+		stripe_unlock_irqrestore(s, flags);
 		return 0;
-	if (!kept)
+	}
+	kept = timeout_put(s, link, found);
+	stripe_unlock_irqrestore(s, flags);
+	if (unlikely(!kept))
 		timeout_free(found);
 	return 1;
 }
@@ -1136,6 +1147,8 @@ int twheel_timeout_init(u64 precision)
 	}
 	RCU_INIT_POINTER(twheel_htab, t);
 	timeout_precision = precision;
+	if (precision)
+		static_branch_enable(&timeout_window);
 	return 0;
 }
 

@@ -886,10 +886,13 @@ static int arm_condition(struct twheel_base *base, struct callout *c,
  * @last, chosen by twheel_coalesce(), its deadline @when ns (0: the start
  * of that tick, see callout_deadline()), on @cpu (%CALLOUT_CPU_ANY: where
  * setcallout() puts it), if setcallout_on()'s conditions @how allow; @now
- * is the tick in which the caller read the clock.  Every arming comes
- * here: timeout() under the lock of its hash chain.  Inlined, so that
- * setcallout(), which names no CPU, takes no window and sets no
- * condition, pays for none of them.
+ * is the tick in which the caller read the clock; @fresh if @c has just
+ * been taken by timeout(), which has set its function and argument, and
+ * so no one else can see it and it is neither pending nor running: it is
+ * then armed on this CPU's base without a look at where it was, @cpu and
+ * @how being %CALLOUT_CPU_ANY and 0.  Every arming comes here: timeout()
+ * under the lock of its hash chain.  Inlined, so that setcallout(), which names no CPU, takes
+ * no window and sets no condition, pays for none of them.
  *
  * Return: as setcallout(); -%ENODEV if @cpu is offline, @shut if @c was
  * shut down, both with nothing changed; arm_condition()'s answer if it
@@ -898,30 +901,38 @@ static int arm_condition(struct twheel_base *base, struct callout *c,
 static __always_inline int arm_callout(struct callout *c,
 				       callout_func_t func, void *arg,
 				       u64 now, u64 first, u64 last, u64 when,
-				       int cpu, unsigned int how, int shut)
+				       int cpu, unsigned int how, int shut,
+				       bool fresh)
 {
 	struct twheel_base *base, *target;
 	u64 expires = first;
 	int ret = 0;
 
-	base = lock_callout_base_irqoff(c);
-	if (likely(cpu == CALLOUT_CPU_ANY && !how &&
-		   !(c->entry.owner & (CALLOUT_STAYS | CALLOUT_SHUT)))) {
-		target = this_cpu_ptr(twheel_bases);
-	} else if (c->entry.owner & CALLOUT_SHUT) {
-		ret = shut;
-		goto unlock;
+	if (fresh) {
+		base = this_cpu_ptr(twheel_bases);
+		target = base;
+		raw_spin_lock(&base->lock);
+		WRITE_ONCE(c->entry.owner, owner_on(c->entry.owner, base->cpu));
 	} else {
-		if (how) {
-			ret = arm_condition(base, c, how, when);
-			if (ret >= 0)
-				goto unlock;
-			ret = 0;
-		}
-		target = arm_target(c, cpu);
-		if (!target) {
-			ret = -ENODEV;
+		base = lock_callout_base_irqoff(c);
+		if (likely(cpu == CALLOUT_CPU_ANY && !how &&
+			   !(c->entry.owner & (CALLOUT_STAYS | CALLOUT_SHUT)))) {
+			target = this_cpu_ptr(twheel_bases);
+		} else if (c->entry.owner & CALLOUT_SHUT) {
+			ret = shut;
 			goto unlock;
+		} else {
+			if (how) {
+				ret = arm_condition(base, c, how, when);
+				if (ret >= 0)
+					goto unlock;
+				ret = 0;
+			}
+			target = arm_target(c, cpu);
+			if (!target) {
+				ret = -ENODEV;
+				goto unlock;
+			}
 		}
 	}
 	if (base != target && base->running != c) {
@@ -932,8 +943,11 @@ static __always_inline int arm_callout(struct callout *c,
 		raw_spin_lock(&base->lock);
 		WRITE_ONCE(c->entry.owner, owner_on(c->entry.owner, base->cpu));
 	}
-	c->func = func;
-	c->arg = arg;
+	/* A fresh callout's are timeout()'s hash key, set already. */
+	if (!fresh) {
+		c->func = func;
+		c->arg = arg;
+	}
 	WRITE_ONCE(c->when, when);
 	wake_idle_wheel(base, now);
 	if (unlikely(last > first))
@@ -953,6 +967,9 @@ static __always_inline int arm_callout(struct callout *c,
 				    ret);
 	base->stats.started++;
 	base->stats.rearmed += ret;
+	/* timeout() took an entry; twheel_count_timeout_failed() counts misses. */
+	if (fresh)
+		base->stats.timeout_allocs++;
 	base->stats.peak = max_t(u64, base->stats.peak, base->wheel.count);
 	/*
 	 * The wheel has lowered its hint to this entry's first visit if that
@@ -1029,7 +1046,7 @@ int setcallout(struct callout *c, callout_func_t func, void *arg,
 	now = current_tick();
 	due = now + ticks + 1;
 	ret = arm_callout(c, func, arg, now, due, due, 0, CALLOUT_CPU_ANY, 0,
-			  0);
+			  0, false);
 	local_irq_restore(flags);
 	return ret;
 }
@@ -1097,7 +1114,8 @@ int setcallout_on(struct callout *c, callout_func_t func, void *arg,
 		deadline = now_ns + min_t(u64, when, KTIME_MAX - now_ns);
 	arm_window(now_ns, deadline, precision, &now, &first, &last);
 	ret = arm_callout(c, func, arg, now, first, last, deadline, cpu,
-			  flags & (CALLOUT_IF_PENDING | CALLOUT_IF_SOONER), 0);
+			  flags & (CALLOUT_IF_PENDING | CALLOUT_IF_SOONER), 0,
+			  false);
 	local_irq_restore(irqflags);
 	return ret;
 }
@@ -1151,7 +1169,7 @@ s64 callout_forward(struct callout *c, u64 period, u64 precision)
 		goto out;
 	arm_window(now_ns, when, precision, &now, &first, &last);
 	ret = arm_callout(c, func, arg, now, first, last, when,
-			  CALLOUT_CPU_ANY, 0, -ESHUTDOWN);
+			  CALLOUT_CPU_ANY, 0, -ESHUTDOWN, false);
 out:
 	local_irq_restore(flags);
 	if (ret == -ESHUTDOWN)
@@ -1459,22 +1477,20 @@ void twheel_init_timeout(struct callout *c, const char *name,
 
 /*
  * Arm @c, set up by twheel_init_timeout() and just taken from timeout()'s
- * free list or the allocator: as setcallout(), with a window of
- * @precision ns after its deadline; its owner's flag tells the expiry path
- * to hand it back.  timeout() has checked @func and @ticks, and calls it
- * with interrupts off, under the lock of the callout's hash chain.  Inlined
- * there: twheel_callout.c compiles twheel_bsd.c with this file.
+ * free list or the allocator, its function and argument set: as
+ * setcallout(), with a window of @precision ns after its deadline; its
+ * owner's flag tells the expiry path to hand it back.  timeout() has
+ * checked @ticks, and calls it with interrupts off, under the lock of the
+ * callout's hash chain.  Inlined there: twheel_callout.c compiles
+ * twheel_bsd.c with this file.
  */
 static __always_inline int twheel_arm_timeout(struct callout *c,
-					      callout_func_t func, void *arg,
 					      unsigned long ticks,
 					      u64 precision)
 {
 	u64 now, due, last, when;
 
 	lockdep_assert_irqs_disabled();
-	/* timeout() took an entry; twheel_count_timeout_failed() counts misses. */
-	this_cpu_inc(twheel_bases->stats.timeout_allocs);
 	now = current_tick();
 	due = now + ticks + 1;
 	last = due;
@@ -1483,8 +1499,8 @@ static __always_inline int twheel_arm_timeout(struct callout *c,
 		when = tick_to_ktime(due);
 		last = window_last(when, precision);
 	}
-	return arm_callout(c, func, arg, now, due, last, when,
-			   CALLOUT_CPU_ANY, 0, 0);
+	return arm_callout(c, c->func, c->arg, now, due, last, when,
+			   CALLOUT_CPU_ANY, 0, 0, true);
 }
 
 /*
@@ -1518,7 +1534,7 @@ u64 twheel_now(void)
 
 /*
  * Count a timeout() that found no entry, from any context; one that took
- * an entry is counted as twheel_arm_timeout() arms it.
+ * an entry is counted as arm_callout() arms it.
  */
 void twheel_count_timeout_failed(void)
 {
