@@ -547,6 +547,16 @@ static s64 forget_watched(struct watch *wd, struct module *mod,
 }
 
 /*
+ * make check runs the sweep's 10^6 armings, some 100 s in the guest, on
+ * one kernel of the several it tests (scripts/lib.sh, run_suites --lean):
+ * the sweep is the same code on each.
+ */
+static bool forget_sweep = true;
+module_param(forget_sweep, bool, 0444);
+MODULE_PARM_DESC(forget_sweep,
+		 "run forget_module_bounds_irqs_off (default Y; N skips it)");
+
+/*
  * twheel_forget_module() of a module that owns none of 5 x 10^5 far
  * callouts on this CPU, as when any unrelated module unloads or fails to
  * load (the module notifier does nothing else): with a watch on this CPU
@@ -585,6 +595,8 @@ static void forget_module_bounds_irqs_off(struct kunit *test)
 	 */
 	if (twheel_geometry()->scheme != TWHEEL_SCHEME7)
 		kunit_skip(test, "far callouts share a list only in Scheme 7");
+	if (!forget_sweep)
+		kunit_skip(test, "forget_sweep=N: run on another kernel");
 	KUNIT_ASSERT_NOT_NULL(test, other);
 	KUNIT_ASSERT_NOT_NULL(test, fired);
 	KUNIT_ASSERT_NOT_NULL(test, wd);

@@ -158,12 +158,29 @@ copy_tree() {
 		--exclude=Module.symvers .) | tar -x -C "$1"
 }
 
-# run_suites [--only6] LABEL KDIR COUNTS APPEND6 [RUN-TESTS-OPTION...]
+# The test modules of the wheels alone: they call nothing of the kernel's
+# but its allocator, and run the same on every kernel.
+TWHEEL_CORE_TESTS="twheel_core_test twheel_wheel_test twheel_wheel_ops_test
+	twheel_schemes_test twheel_cascade_test"
+
+# is_core_test NAME: whether NAME (a module, without .ko) is one of them.
+is_core_test() {
+	local t
+	for t in $TWHEEL_CORE_TESTS; do
+		[ "$t" != "$1" ] || return 0
+	done
+	return 1
+}
+
+# run_suites [--only6] [--lean] LABEL KDIR COUNTS APPEND6 [RUN-TESTS-OPTION...]
 # Build twheel and its test modules against the test kernel in KDIR, into
 # build/LABEL, and run every KUnit suite on that kernel in QEMU with
 # twheel's default scheme, then again with scheme=6, booted with the extra
 # kernel command line APPEND6 (may be empty; "-" skips that second run);
-# with --only6, the scheme=6 run alone.
+# with --only6, the scheme=6 run alone.  --lean leaves out what another
+# kernel of the same make check runs the same way: the suites of
+# TWHEEL_CORE_TESTS, and the departing-module sweep's 10^6 armings
+# (twheel_callout_test's forget_sweep), which is the same code on each.
 # The guests have four CPUs, the most the test kernels allow: suite
 # twheel_hotplug needs three, and the two-CPU suites meet more
 # interleavings on more (on two host cores under TCG, a full run was no
@@ -171,10 +188,11 @@ copy_tree() {
 # Each run appends its counts to COUNTS; the options go to run-tests.sh.
 # Returns non-zero when the build or a run failed.
 run_suites() {
-	local only6= label kdir counts append6 list params append m
+	local only6= lean= label kdir counts append6 list params append m
 	local status=0
 	local -a mods before rest
 	[ "$1" != --only6 ] || { only6=1; shift; }
+	[ "$1" != --lean ] || { lean=1; shift; }
 	label=$1 kdir=$2 counts=$3 append6=$4
 	shift 4
 	list=$("$TWHEEL_TOP/scripts/build-module.sh" "$kdir" \
@@ -184,6 +202,11 @@ run_suites() {
 	# unloads after it.
 	before=() rest=()
 	for m in "${mods[@]:1}"; do
+		if [ -n "$lean" ]; then
+			! is_core_test "$(basename "$m" .ko)" || continue
+			[ "${m##*/}" != twheel_callout_test.ko ] ||
+				m+=:forget_sweep=0
+		fi
 		case "${m##*/}" in
 		twheel_keep.ko) before+=("$m") ;;
 		*) rest+=("$m") ;;
