@@ -1,21 +1,23 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Where the instructions of twheel's setcallout pair go, by what they do.
+"""Where the instructions of twheel's pairs go, by what they do.
 
   pair-breakdown.py TWHEEL_KO DIR
 
 DIR holds scripts/pair-trace.sh's listings (twheel_setcallout-6.txt,
-twheel_setcallout-7.txt, whichever it made: one line per instruction
-executed, "function+offset" and the instruction) of a guest that ran
-TWHEEL_KO; with neither, there is nothing to do.  Most of the
-pair runs inside setcallout() and unsetcallout(), with the wheel and the
-locking inlined into them, so the function a listing names says little.
-Each instruction of twheel.ko is looked up in TWHEEL_KO's debug
-information (addr2line -i), and the innermost function it was written in,
-inlined or not, puts it in a group; the kernel's own functions are
-grouped by name.  Writes DIR/breakdown.md, a table of instructions per
-group and scheme, and prints it.  Exits 1 if an instruction falls in no
-group, so that a renamed function cannot go uncounted.
+twheel_setcallout-7.txt, and twheel_timeout-6.txt and -7.txt when
+TWHEEL_PAIRS named it: one line per instruction executed,
+"function+offset" and the instruction) of a guest that ran TWHEEL_KO;
+with none, there is nothing to do.  Most of a pair runs inside
+setcallout() and unsetcallout(), or timeout() and untimeout(), with the
+wheel, the hash and the locking inlined into them, so the function a
+listing names says little.  Each instruction of twheel.ko is looked up in
+TWHEEL_KO's debug information (addr2line -i), and the innermost function
+it was written in, inlined or not, puts it in a group; the kernel's own
+functions are grouped by name.  Writes DIR/breakdown.md, a table of
+instructions per group and scheme for each facility traced, and prints
+it.  Exits 1 if an instruction falls in no group, so that a renamed
+function cannot go uncounted.
 """
 
 import re
@@ -47,13 +49,32 @@ GROUPS = [
     ('base lock: find the base, lock, unlock',
      {'lock_callout_base_irqoff', 'lock_callout_base', '_raw_spin_lock',
       '_raw_spin_unlock', '_raw_spin_unlock_irqrestore', 'preempt_count_add',
-      'preempt_count_sub', 'queued_spin_lock', 'queued_spin_unlock'}),
+      'preempt_count_sub', 'queued_spin_lock', 'queued_spin_unlock',
+      'owner_on'}),
     ('handle and argument checks', {'callout_valid'}),
-    ('entry and return of setcallout() and unsetcallout()',
-     {'setcallout', 'unsetcallout'}),
+    ('timeout(): the key hashed to its bucket and stripe',
+     {'hash_key', 'hash_64_generic', 'stripe', 'htab', 'chain'}),
+    ("timeout(): the key's stripe lock",
+     {'stripe_lock', 'stripe_unlock', 'stripe_lock_irqsave',
+      'stripe_unlock_irqrestore', 'arch_test_and_set_bit',
+      'arch___clear_bit', 'test_and_set_bit_lock', '__clear_bit_unlock'}),
+    ("timeout(): the key's chain: find, link, unlink, count",
+     {'key_find', 'key_add', 'key_del', 'key_cancel', 'unhash',
+      'hlist_empty', 'is_power_of_2'}),
+    ("timeout(): an entry from the CPU's free list and back",
+     {'free_pop', 'free_push', 'timeout_get', 'timeout_put',
+      'constant_test_bit'}),
+    ('entry and return of the two calls',
+     {'setcallout', 'unsetcallout', 'twheel_timeout', 'twheel_untimeout',
+      'twheel_arm_timeout', 'twheel_cancel_timeout'}),
     ("the benchmark's loop and random delay",
-     {'tw_callout_pairs', 'prandom_u32_state', 'far_random'}),
+     {'tw_callout_pairs', 'tw_timeout_pairs', 'prandom_u32_state',
+      'far_random'}),
 ]
+
+# The facilities pair-trace.sh traces in twheel.ko, and their tables' names.
+FACILITIES = [('twheel_setcallout', 'The setcallout pair'),
+              ('twheel_timeout', 'The timeout pair')]
 
 
 def symbols(ko):
@@ -85,17 +106,16 @@ def innermost(ko, addrs):
     return names
 
 
-def main():
-    ko, d = sys.argv[1], Path(sys.argv[2])
+def table(ko, syms, d, facility):
+    """The rows of FACILITY's table, or None if DIR has no listing of it."""
     schemes = [s for s in ('6', '7')
-               if (d / ('twheel_setcallout-%s.txt' % s)).exists()]
+               if (d / ('%s-%s.txt' % (facility, s))).exists()]
     if not schemes:
-        return
-    syms = symbols(ko)
+        return None
     counts = {s: {} for s in schemes}
     unknown = set()
     for s in schemes:
-        listing = d / ('twheel_setcallout-%s.txt' % s)
+        listing = d / ('%s-%s.txt' % (facility, s))
         funcs = []
         for line in listing.read_text().splitlines():
             if line.startswith('#'):
@@ -120,17 +140,32 @@ def main():
             ' | '.join('scheme ' + s for s in schemes) + ' |',
             '| --- |' + ' ---: |' * len(schemes)]
     for g, _ in GROUPS:
-        rows.append('| %s | %s |' % (g, ' | '.join(
-            str(counts[s].get(g, 0)) for s in schemes)))
+        if any(counts[s].get(g, 0) for s in schemes):
+            rows.append('| %s | %s |' % (g, ' | '.join(
+                str(counts[s].get(g, 0)) for s in schemes)))
     rows.append('| all of one traced pair | %s |' % ' | '.join(
         str(sum(counts[s].values())) for s in schemes))
-    text = ('# The setcallout pair by what it does\n\n'
+    return rows
+
+
+def main():
+    ko, d = sys.argv[1], Path(sys.argv[2])
+    syms = symbols(ko)
+    parts = []
+    for facility, title in FACILITIES:
+        rows = table(ko, syms, d, facility)
+        if rows:
+            parts.append('## %s\n\n%s\n' % (title, '\n'.join(rows)))
+    if not parts:
+        return
+    text = ("# twheel's pairs by what they do\n\n"
             'scripts/pair-breakdown.py over the listings of '
             'scripts/pair-trace.sh beside this file: each instruction of '
-            'one unsetcallout()+setcallout() pair at n = 100, in the group '
-            'of the innermost function it was written in (addr2line -i on '
-            'twheel.ko; inlined functions count as their own).\n\n' +
-            '\n'.join(rows) + '\n')
+            'one cancel+set pair at n = 100, in the group of the innermost '
+            'function it was written in (addr2line -i on twheel.ko; '
+            'inlined functions count as their own); a group with no '
+            'instruction in a pair is left out of its table.\n\n' +
+            '\n'.join(parts))
     (d / 'breakdown.md').write_text(text)
     print(text, end='')
 

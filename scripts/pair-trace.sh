@@ -122,7 +122,7 @@ if [ -n "${RESULTS:-}" ]; then
 		--note "On debian-$ver under QEMU TCG, 2 vCPUs, single-stepped
 		by gdb; tree $tree." \
 		"$(realpath -m "$RESULTS")/pair-trace" "$out/lines.txt"
-	# The setcallout pair by what its instructions do, from twheel.ko's
+	# twheel's pairs by what their instructions do, from twheel.ko's
 	# debug information: breakdown.md.
 	python3 "$here/pair-breakdown.py" "$twheel" \
 		"$(realpath -m "$RESULTS")/pair-trace" >/dev/null
