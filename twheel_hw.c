@@ -891,8 +891,9 @@ static int arm_condition(struct twheel_base *base, struct callout *c,
  * so no one else can see it and it is neither pending nor running: it is
  * then armed on this CPU's base without a look at where it was, @cpu and
  * @how being %CALLOUT_CPU_ANY and 0.  Every arming comes here: timeout()
- * under the lock of its hash chain.  Inlined, so that setcallout(), which names no CPU, takes
- * no window and sets no condition, pays for none of them.
+ * under the lock of its hash chain.  Inlined, so that setcallout(), which
+ * names no CPU, takes no window and sets no condition, pays for none of
+ * them.
  *
  * Return: as setcallout(); -%ENODEV if @cpu is offline, @shut if @c was
  * shut down, both with nothing changed; arm_condition()'s answer if it

@@ -20,14 +20,14 @@
 # demo and the sample client; then the torture), and the suites again on
 # the 6.12 test kernel built PREEMPT_RT (rt-kernel.config), with the
 # other scheme: there every callout runs in a preemptible thread; then the
-# torture there too, with timeout()'s callouts armed with a window.  (That run replaced one under "threadirqs" on plain
-# 6.12.  What differs between kernels is the compat layer, which no
-# scheme touches: one run of each scheme per kernel keeps make check
-# under 40 minutes.  For the same reason the suites of the wheels alone,
-# and the departing-module sweep's slow bound, run on the last kernel of
-# KVERS only: run_suites --lean.)  Ends with "N passed, N failed" over all
-# kernels (a torture run counts as one), and exits non-zero when anything
-# failed.
+# torture there too, with timeout()'s callouts armed with a window.  (That
+# run replaced one under "threadirqs" on plain 6.12.  What differs
+# between kernels is the compat layer, which no scheme touches: one run
+# of each scheme per kernel keeps make check under 40 minutes.  For the
+# same reason the suites of the wheels alone, and the departing-module
+# sweep's slow bound, run on the last kernel of KVERS only: run_suites
+# --lean.)  Ends with "N passed, N failed" over all kernels (a torture
+# run counts as one), and exits non-zero when anything failed.
 
 set -euo pipefail
 

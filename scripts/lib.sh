@@ -172,7 +172,8 @@ is_core_test() {
 	return 1
 }
 
-# run_suites [--only6] [--lean] LABEL KDIR COUNTS APPEND6 [RUN-TESTS-OPTION...]
+# run_suites [--only6] [--lean] LABEL KDIR COUNTS APPEND6
+#            [RUN-TESTS-OPTION...]
 # Build twheel and its test modules against the test kernel in KDIR, into
 # build/LABEL, and run every KUnit suite on that kernel in QEMU with
 # twheel's default scheme, then again with scheme=6, booted with the extra
