@@ -158,15 +158,17 @@ copy_tree() {
 		--exclude=Module.symvers .) | tar -x -C "$1"
 }
 
-# The test modules of the wheels alone: they call nothing of the kernel's
-# but its allocator, and run the same on every kernel.
-TWHEEL_CORE_TESTS="twheel_core_test twheel_wheel_test twheel_wheel_ops_test
-	twheel_schemes_test twheel_cascade_test"
+# The test modules that run the same on every kernel: those of the wheels
+# alone, which call nothing of the kernel's but its allocator, and the
+# departing-module sweep's bound, the same code on each and some 100 s of
+# guest time.
+TWHEEL_ONCE_TESTS="twheel_core_test twheel_wheel_test twheel_wheel_ops_test
+	twheel_schemes_test twheel_cascade_test twheel_sweep_test"
 
-# is_core_test NAME: whether NAME (a module, without .ko) is one of them.
-is_core_test() {
+# is_once_test NAME: whether NAME (a module, without .ko) is one of them.
+is_once_test() {
 	local t
-	for t in $TWHEEL_CORE_TESTS; do
+	for t in $TWHEEL_ONCE_TESTS; do
 		[ "$t" != "$1" ] || return 0
 	done
 	return 1
@@ -179,9 +181,7 @@ is_core_test() {
 # twheel's default scheme, then again with scheme=6, booted with the extra
 # kernel command line APPEND6 (may be empty; "-" skips that second run);
 # with --only6, the scheme=6 run alone.  --lean leaves out what another
-# kernel of the same make check runs the same way: the suites of
-# TWHEEL_CORE_TESTS, and the departing-module sweep's 10^6 armings
-# (twheel_callout_test's forget_sweep), which is the same code on each.
+# kernel of the same make check runs the same way: TWHEEL_ONCE_TESTS.
 # The guests have four CPUs, the most the test kernels allow: suite
 # twheel_hotplug needs three, and the two-CPU suites meet more
 # interleavings on more (on two host cores under TCG, a full run was no
@@ -203,11 +203,8 @@ run_suites() {
 	# unloads after it.
 	before=() rest=()
 	for m in "${mods[@]:1}"; do
-		if [ -n "$lean" ]; then
-			! is_core_test "$(basename "$m" .ko)" || continue
-			[ "${m##*/}" != twheel_callout_test.ko ] ||
-				m+=:forget_sweep=0
-		fi
+		[ -z "$lean" ] || ! is_once_test "$(basename "$m" .ko)" ||
+			continue
 		case "${m##*/}" in
 		twheel_keep.ko) before+=("$m") ;;
 		*) rest+=("$m") ;;
