@@ -430,19 +430,33 @@ static struct twheel_timeout *free_pop(struct twheel_free *fl)
 	return t;
 }
 
+/* Put @t on @fl, the local CPU's list, however long; interrupts are off. */
+static void free_link(struct twheel_free *fl, struct twheel_timeout *t)
+{
+	lockdep_assert_irqs_disabled();
+	t->free_next = fl->first;
+	fl->first = t;
+	fl->count++;
+}
+
 /*
  * Put @t on @fl, the local CPU's list, unless it is full; interrupts are
  * off.  Return: true if @t is on the list, false if the caller must free it.
  */
 static bool free_push(struct twheel_free *fl, struct twheel_timeout *t)
 {
-	lockdep_assert_irqs_disabled();
 	if (fl->count >= TWHEEL_FREE_MAX)
 		return false;
-	t->free_next = fl->first;
-	fl->first = t;
-	fl->count++;
+	free_link(fl, t);
 	return true;
+}
+
+/* Queue @fl's refill work, unless it is pending; interrupts are off. */
+static void free_ask(struct twheel_free *fl)
+{
+	/* Not the locked test of queue_work_on() on every call. */
+	if (!work_pending(&fl->refill))
+		queue_work_on(smp_processor_id(), system_wq, &fl->refill);
 }
 
 /*
@@ -554,11 +568,8 @@ static void timeout_free(struct twheel_timeout *t)
 	}
 	local_irq_save(flags);
 	fl = this_cpu_ptr(twheel_free);
-	t->free_next = fl->first;
-	fl->first = t;
-	fl->count++;
-	if (!work_pending(&fl->refill))
-		queue_work_on(smp_processor_id(), system_wq, &fl->refill);
+	free_link(fl, t);
+	free_ask(fl);
 	local_irq_restore(flags);
 }
 
@@ -570,9 +581,8 @@ static struct twheel_timeout *timeout_get(struct twheel_free *fl)
 {
 	struct twheel_timeout *t = free_pop(fl);
 
-	/* Not the locked test of queue_work_on() on every call. */
-	if (unlikely(fl->count < TWHEEL_FREE_LOW) && !work_pending(&fl->refill))
-		queue_work_on(smp_processor_id(), system_wq, &fl->refill);
+	if (unlikely(fl->count < TWHEEL_FREE_LOW))
+		free_ask(fl);
 	return t;
 }
 
