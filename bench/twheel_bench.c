@@ -15,10 +15,11 @@
  *   steps step=STEP | ns=NS
  *   clock reader=READER | ns=NS
  *
- * Fig. 9: N timers are armed for random times far in the future; then one
- * more is cancelled and set again, over and over, each time for a random
- * time farther out than all the others, and the time per cancel+set pair
- * is reported.  The facilities:
+ * Fig. 9: N timers are armed for random times far in the future, and one
+ * more; then, over and over, that one is cancelled and another set in its
+ * place, each time for a random time farther out than all the others, and
+ * the time per cancel+set pair is reported.  The one set is the next of
+ * PROBES spares taken in turn (probe_turn() says why).  The facilities:
  *
  *   bsd_list           4.4BSD's calltodo: one list sorted by expiry, each
  *                      c_time relative to its predecessor; timeout() walks
@@ -144,9 +145,9 @@ MODULE_PARM_DESC(batches, "batches per point, the fastest reported (default 3)")
 
 /*
  * "Far in the future": the N timers are set between FAR and 2 * FAR units
- * ahead, the one being set again between 3 * FAR and 4 * FAR.  In twheel
- * ticks and BSD ticks (1 ms by default) that is over 16 minutes: nothing
- * fires during a run.
+ * ahead, the spares between 3 * FAR and 4 * FAR.  In twheel ticks and
+ * BSD ticks (1 ms by default) that is over 16 minutes: nothing fires
+ * during a run.
  */
 #define FAR		1000000ULL
 
@@ -219,9 +220,31 @@ static void bsd_untimeout(callout_func_t func, void *arg)
 /* ---- the experiment --------------------------------------------------- */
 
 /*
+ * The timers of the pairs: after the n others come PROBES spares, one of
+ * them armed at a time, and each pair cancels it and sets the next.  A
+ * twheel_timeout pair costs 6 instructions more for each other key in the
+ * hash bucket of the key it sets (timeout() walks past them to see that
+ * the key is new), and which bucket one key lands in hangs on its address,
+ * so on the boot: taking turns, its figure is the mean over PROBES keys,
+ * as a client with many keys sees it, and not one key's luck.  Every
+ * facility takes its spares in turn, so that the timed loops are alike.
+ */
+#define PROBES		64
+
+static unsigned int probe;	/* the spare armed now: timer n + probe */
+
+/* Pass the turn: *@was is the spare to cancel, the return the one to set. */
+static inline unsigned int probe_turn(unsigned int n, unsigned int *was)
+{
+	*was = n + probe;
+	probe = (probe + 1) % PROBES;
+	return n + probe;
+}
+
+/*
  * One facility: @setup arms timers 0..n-1 (a sorted fast path is fine,
- * it is not measured), @pairs does @reps cancel+set pairs on timer n,
- * @teardown cancels everything.
+ * it is not measured) and the first spare, timer n, @pairs does @reps
+ * cancel+set pairs on the spares, @teardown cancels everything.
  */
 struct facility {
 	const char *name;
@@ -233,7 +256,7 @@ struct facility {
 	void (*teardown)(unsigned int n);
 };
 
-static void *items;		/* n + 1 of the facility's timers */
+static void *items;		/* n + PROBES of the facility's timers */
 static u64 *sorted;		/* setup times, sorted, for bsd_list */
 
 static int cmp_u64(const void *a, const void *b)
@@ -249,12 +272,15 @@ static int bsd_setup(unsigned int n)
 	u64 prev = 0;
 	unsigned int i;
 
-	items = vcalloc(n + 2, sizeof(*c));
+	items = vcalloc(n + PROBES, sizeof(*c));
 	sorted = vmalloc(array_size(n, sizeof(*sorted)));
 	if (!items || !sorted)
 		return -ENOMEM;
 	c = items;
-	/* The free list holds the two spares; the list is built sorted. */
+	/*
+	 * The free list holds the two callouts after the n, the list is
+	 * built sorted, and the spares' keys are their addresses.
+	 */
 	c[n].c_next = &c[n + 1];
 	bsd_callfree = &c[n];
 	for (i = 0; i < n; i++)
@@ -277,8 +303,10 @@ static void bsd_pairs(unsigned int n, unsigned int reps)
 	struct bsd_callout *c = items;
 
 	while (reps--) {
-		bsd_untimeout(never, &c[n]);
-		bsd_timeout(never, &c[n], far_random(3));
+		unsigned int was, next = probe_turn(n, &was);
+
+		bsd_untimeout(never, &c[was]);
+		bsd_timeout(never, &c[next], far_random(3));
 	}
 }
 
@@ -295,7 +323,7 @@ static int tw_timeout_setup(unsigned int n)
 	unsigned long *arg;
 	unsigned int i;
 
-	items = vcalloc(n + 1, sizeof(*arg));
+	items = vcalloc(n + PROBES, sizeof(*arg));
 	if (!items)
 		return -ENOMEM;
 	arg = items;
@@ -310,8 +338,10 @@ static void tw_timeout_pairs(unsigned int n, unsigned int reps)
 	unsigned long *arg = items;
 
 	while (reps--) {
-		untimeout(never, &arg[n]);
-		timeout(never, &arg[n], far_random(3));
+		unsigned int was, next = probe_turn(n, &was);
+
+		untimeout(never, &arg[was]);
+		timeout(never, &arg[next], far_random(3));
 	}
 }
 
@@ -320,7 +350,7 @@ static void tw_timeout_teardown(unsigned int n)
 	unsigned long *arg = items;
 	unsigned int i;
 
-	for (i = 0; i <= n; i++)
+	for (i = 0; i < n + PROBES; i++)
 		untimeout(never, &arg[i]);
 }
 
@@ -329,14 +359,14 @@ static int tw_callout_setup(unsigned int n)
 	struct callout *c;
 	unsigned int i;
 
-	items = vcalloc(n + 1, sizeof(*c));
+	items = vcalloc(n + PROBES, sizeof(*c));
 	if (!items)
 		return -ENOMEM;
 	c = items;
-	for (i = 0; i <= n; i++) {
+	for (i = 0; i < n + PROBES; i++)
 		callout_init(&c[i]);
+	for (i = 0; i <= n; i++)
 		setcallout(&c[i], never, &c[i], far_random(i < n ? 1 : 3));
-	}
 	return 0;
 }
 
@@ -345,8 +375,10 @@ static void tw_callout_pairs(unsigned int n, unsigned int reps)
 	struct callout *c = items;
 
 	while (reps--) {
-		unsetcallout(&c[n]);
-		setcallout(&c[n], never, &c[n], far_random(3));
+		unsigned int was, next = probe_turn(n, &was);
+
+		unsetcallout(&c[was]);
+		setcallout(&c[next], never, &c[next], far_random(3));
 	}
 }
 
@@ -355,7 +387,7 @@ static void tw_callout_teardown(unsigned int n)
 	struct callout *c = items;
 	unsigned int i;
 
-	for (i = 0; i <= n; i++)
+	for (i = 0; i < n + PROBES; i++)
 		unsetcallout_sync(&c[i]);
 }
 
@@ -371,15 +403,15 @@ static int tw_locked_setup(unsigned int n)
 	struct callout_locked *lc;
 	unsigned int i;
 
-	items = vcalloc(n + 1, sizeof(*lc));
+	items = vcalloc(n + PROBES, sizeof(*lc));
 	if (!items)
 		return -ENOMEM;
 	lc = items;
-	for (i = 0; i <= n; i++) {
+	for (i = 0; i < n + PROBES; i++)
 		if (callout_init_lock(&lc[i], &bench_callout_lock, 0))
 			return -EINVAL;
+	for (i = 0; i <= n; i++)
 		setcallout(&lc[i].c, never, &lc[i], far_random(i < n ? 1 : 3));
-	}
 	return 0;
 }
 
@@ -388,8 +420,10 @@ static void tw_locked_pairs(unsigned int n, unsigned int reps)
 	struct callout_locked *lc = items;
 
 	while (reps--) {
-		unsetcallout(&lc[n].c);
-		setcallout(&lc[n].c, never, &lc[n], far_random(3));
+		unsigned int was, next = probe_turn(n, &was);
+
+		unsetcallout(&lc[was].c);
+		setcallout(&lc[next].c, never, &lc[next], far_random(3));
 	}
 }
 
@@ -398,9 +432,11 @@ static void tw_locked_bh_pairs(unsigned int n, unsigned int reps)
 	struct callout_locked *lc = items;
 
 	while (reps--) {
+		unsigned int was, next = probe_turn(n, &was);
+
 		spin_lock_bh(&bench_callout_lock);
-		unsetcallout(&lc[n].c);
-		setcallout(&lc[n].c, never, &lc[n], far_random(3));
+		unsetcallout(&lc[was].c);
+		setcallout(&lc[next].c, never, &lc[next], far_random(3));
 		spin_unlock_bh(&bench_callout_lock);
 	}
 }
@@ -410,7 +446,7 @@ static void tw_locked_teardown(unsigned int n)
 	struct callout_locked *lc = items;
 	unsigned int i;
 
-	for (i = 0; i <= n; i++)
+	for (i = 0; i < n + PROBES; i++)
 		unsetcallout_sync(&lc[i].c);
 }
 #endif
@@ -431,14 +467,14 @@ static int timer_setup_n(unsigned int n)
 	struct timer_list *t;
 	unsigned int i;
 
-	items = vcalloc(n + 1, sizeof(*t));
+	items = vcalloc(n + PROBES, sizeof(*t));
 	if (!items)
 		return -ENOMEM;
 	t = items;
-	for (i = 0; i <= n; i++) {
+	for (i = 0; i < n + PROBES; i++)
 		timer_setup(&t[i], timer_never, 0);
+	for (i = 0; i <= n; i++)
 		mod_timer(&t[i], far_jiffies(i < n ? 1 : 3));
-	}
 	return 0;
 }
 
@@ -447,9 +483,11 @@ static void timer_pairs(unsigned int n, unsigned int reps)
 	struct timer_list *t = items;
 
 	while (reps--) {
-		timer_delete(&t[n]);
-		t[n].expires = far_jiffies(3);
-		add_timer(&t[n]);
+		unsigned int was, next = probe_turn(n, &was);
+
+		timer_delete(&t[was]);
+		t[next].expires = far_jiffies(3);
+		add_timer(&t[next]);
 	}
 }
 
@@ -458,7 +496,7 @@ static void timer_teardown(unsigned int n)
 	struct timer_list *t = items;
 	unsigned int i;
 
-	for (i = 0; i <= n; i++)
+	for (i = 0; i < n + PROBES; i++)
 		timer_delete_sync(&t[i]);
 }
 
@@ -478,15 +516,16 @@ static int hrtimer_setup_n(unsigned int n)
 	struct hrtimer *h;
 	unsigned int i;
 
-	items = vcalloc(n + 1, sizeof(*h));
+	items = vcalloc(n + PROBES, sizeof(*h));
 	if (!items)
 		return -ENOMEM;
 	h = items;
-	for (i = 0; i <= n; i++) {
+	for (i = 0; i < n + PROBES; i++) {
 		hrtimer_init(&h[i], CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 		h[i].function = hrtimer_never;
-		hrtimer_start(&h[i], far_ktime(i < n ? 1 : 3), HRTIMER_MODE_ABS);
 	}
+	for (i = 0; i <= n; i++)
+		hrtimer_start(&h[i], far_ktime(i < n ? 1 : 3), HRTIMER_MODE_ABS);
 	return 0;
 }
 
@@ -495,8 +534,10 @@ static void hrtimer_pairs(unsigned int n, unsigned int reps)
 	struct hrtimer *h = items;
 
 	while (reps--) {
-		hrtimer_try_to_cancel(&h[n]);
-		hrtimer_start(&h[n], far_ktime(3), HRTIMER_MODE_ABS);
+		unsigned int was, next = probe_turn(n, &was);
+
+		hrtimer_try_to_cancel(&h[was]);
+		hrtimer_start(&h[next], far_ktime(3), HRTIMER_MODE_ABS);
 	}
 }
 
@@ -505,7 +546,7 @@ static void hrtimer_teardown(unsigned int n)
 	struct hrtimer *h = items;
 	unsigned int i;
 
-	for (i = 0; i <= n; i++)
+	for (i = 0; i < n + PROBES; i++)
 		hrtimer_cancel(&h[i]);
 }
 
@@ -557,6 +598,7 @@ static u64 measure(const struct facility *f, unsigned int n)
 	unsigned int reps = 16, batch;
 	u64 t0, ns, best = U64_MAX;
 
+	probe = 0;
 	if (f->setup(n)) {
 		f->teardown(n);
 		vfree(items);
@@ -954,6 +996,7 @@ static int trace_set(const char *val, const struct kernel_param *kp)
 		return -EINVAL;
 	mutex_lock(&bench_mutex);
 	prandom_seed_state(&bench_rnd, 1997);
+	probe = 0;
 	if (f->setup(TRACE_N)) {
 		err = -ENOMEM;
 	} else {
