@@ -19,7 +19,7 @@
  * more; then, over and over, that one is cancelled and another set in its
  * place, each time for a random time farther out than all the others, and
  * the time per cancel+set pair is reported.  The one set is the next of
- * PROBES spares taken in turn (probe_turn() says why).  The facilities:
+ * PROBES spares taken in turn (PROBES says why).  The facilities:
  *
  *   bsd_list           4.4BSD's calltodo: one list sorted by expiry, each
  *                      c_time relative to its predecessor; timeout() walks
