@@ -278,8 +278,8 @@ static int bsd_setup(unsigned int n)
 		return -ENOMEM;
 	c = items;
 	/*
-	 * The free list holds the two callouts after the n, the list is
-	 * built sorted, and the spares' keys are their addresses.
+	 * The free list holds the two callouts after the n, and the list is
+	 * built sorted.  Spare j's key is &c[n + j], an address only.
 	 */
 	c[n].c_next = &c[n + 1];
 	bsd_callfree = &c[n];
