@@ -113,6 +113,7 @@
 #include "twheel_core.h"
 #include "twheel_core_inline.h"
 #include "twheel_internal.h"
+#include "twheel_timer.h"
 
 /* The trace events read a callout's deadline with it. */
 static u64 callout_deadline(const struct callout *c);
@@ -145,6 +146,12 @@ static twheel_release_fn twheel_release;
  *	Locked by @lock.
  * @running: the callout whose function is running, or %NULL.  Locked by
  *	@lock.
+ * @runner: the task that runs @running's function, so that a sync cancel
+ *	can tell the function (or what interrupted it) from another caller.
+ *	Locked by @lock; meaningful while @running is set.
+ * @move_to: the CPU that @running, armed again with a CPU named while its
+ *	function runs, moves to once the function has returned, or
+ *	%CALLOUT_CPU_ANY to stay.  Locked by @lock.
  * @run_pending: @running is a lock-associated callout whose function
  *	waits for the callout's lock and has not started; cancelling @running
  *	clears it, and the function is then not called.  Locked by @lock.
@@ -166,6 +173,11 @@ static twheel_release_fn twheel_release;
  *	Locked by @lock, but for the timeout() counters, which are per-CPU
  *	increments safe in any context.
  * @wait: where unsetcallout_sync() and twheel_engine_freeze() sleep.
+ * @expiry_lock: under PREEMPT_RT only, held while a callout's function
+ *	runs, so that a sync cancel that may block but not sleep (a softirq
+ *	thread, or a holder of a sleeping spinlock_t) waits for the
+ *	function by taking it, and boosts the function's thread meanwhile,
+ *	as timer_delete_sync() waits on timer_list's expiry lock.
  * @cpu: the CPU.
  *
  * What arming and cancelling touch comes first, the wheel's own hot fields
@@ -180,6 +192,8 @@ struct twheel_base {
 	bool run_pending;
 	u64 programmed;
 	struct callout *running;
+	struct task_struct *runner;
+	int move_to;
 	struct twheel wheel;
 	struct hrtimer timer;
 	call_single_data_t kick;
@@ -189,6 +203,7 @@ struct twheel_base {
 	u64 fn_ns;
 	struct twheel_cpu_stats stats;
 	struct wait_queue_head wait;
+	spinlock_t expiry_lock;	/* PREEMPT_RT: held while a function runs */
 	unsigned int cpu;
 };
 
@@ -242,12 +257,13 @@ static_assert(KTIME_MAX / TWHEEL_MIN_TICK_NS + 1 <= CALLOUT_MAX_TICKS);
 static_assert(sizeof(struct callout) <= 56 ||
 	      IS_ENABLED(CONFIG_LOCKDEP));
 
-static bool callout_valid(const struct callout *c)
+static __always_inline bool callout_valid(const struct callout *c)
 {
 	u32 owner = READ_ONCE(c->entry.owner);
 
 	return FIELD_GET(CALLOUT_MAGIC, owner) == CALLOUT_MAGIC_VALUE &&
-	       FIELD_GET(CALLOUT_CPU, owner) < nr_cpu_ids;
+	       FIELD_GET(CALLOUT_CPU, owner) < nr_cpu_ids &&
+	       cpu_possible(FIELD_GET(CALLOUT_CPU, owner));
 }
 
 /*
@@ -462,6 +478,9 @@ static __always_inline bool cancel_locked(struct twheel_base *base,
 		callout_debug_deactivate(c);
 	else if (!cancel_run_locked(base, c))
 		return false;
+	/* Its function, running, armed it for another CPU: not any more. */
+	if (unlikely(base->move_to != CALLOUT_CPU_ANY) && base->running == c)
+		base->move_to = CALLOUT_CPU_ANY;
 	base->stats.stopped++;
 	trace_callout_cancel(c);
 	return true;
@@ -547,6 +566,39 @@ out:
 }
 
 /*
+ * @c, whose function has just returned on @base, was armed again while it
+ * ran, for the CPU @base->move_to names: it stayed here while its function
+ * ran, so as not to run on two CPUs at once, and moves there now, keeping
+ * the tick it was armed for, as add_timer_on() moves a running timer's
+ * next arming.  If that CPU has gone offline meanwhile, it stays.  Any
+ * other arming or cancel of @c since cleared @base->move_to, so @c is
+ * pending here: its memory is still the client's.
+ */
+static void move_after_run(struct twheel_base *base, struct callout *c)
+	__releases(&base->lock) __acquires(&base->lock)
+{
+	struct twheel_base *to = per_cpu_ptr(twheel_bases, base->move_to);
+	u64 expires = c->entry.expires;
+
+	lockdep_assert_held(&base->lock);
+	base->move_to = CALLOUT_CPU_ANY;
+	if (WARN_ON_ONCE(c->entry.slot == TWHEEL_SLOT_IDLE) ||
+	    !READ_ONCE(to->online))
+		return;
+	twheel_del(&base->wheel, &c->entry);
+	WRITE_ONCE(c->entry.owner, c->entry.owner | CALLOUT_MOVING);
+	raw_spin_unlock(&base->lock);
+	raw_spin_lock(&to->lock);
+	WRITE_ONCE(c->entry.owner, owner_on(c->entry.owner, to->cpu));
+	wake_idle_wheel(to, current_tick());
+	WARN_ON_ONCE(twheel_add_at(&to->wheel, &c->entry, expires) < 0);
+	to->stats.peak = max_t(u64, to->stats.peak, to->wheel.count);
+	arm_tick(to, twheel_next_hint(&to->wheel));
+	raw_spin_unlock(&to->lock);
+	raw_spin_lock(&base->lock);
+}
+
+/*
  * The wheel's expiry function: run @e's callout with the lock dropped, and
  * hand one that timeout() armed back to be freed once it has run.
  *
@@ -569,6 +621,7 @@ static void twheel_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 	hist_add(base->stats.late_ns, base->tick_start - w->now * tick_ns);
 
 	base->running = c;
+	base->runner = current;
 	/* A lock-associated function is counted once it has its lock. */
 	if (owner & CALLOUT_LOCKED) {
 		lock = container_of(c, struct callout_locked, c)->lock;
@@ -579,13 +632,19 @@ static void twheel_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 	callout_debug_deactivate(c);
 	raw_spin_unlock_irq(&base->lock);
 	t0 = local_clock();
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		spin_lock(&base->expiry_lock);
 	twheel_call(base, c, func, arg, when, owner, lock);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		spin_unlock(&base->expiry_lock);
 	if (owner & CALLOUT_TIMEOUT)
 		twheel_release(c);
 	t0 = local_clock() - t0;
 	raw_spin_lock_irq(&base->lock);
 	base->fn_ns += t0;
 	base->running = NULL;
+	if (unlikely(base->move_to != CALLOUT_CPU_ANY))
+		move_after_run(base, c);
 	if (unlikely(base->waiters)) {
 		base->waiters = false;
 		raw_spin_unlock_irq(&base->lock);
@@ -669,19 +728,22 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 }
 
 /*
- * Is @c on its base's wheel?  callout_init() asks this of memory that may
- * never have held a handle, so what @c says is trusted only once checked
- * under the base's lock: its owner names the base, its slot one of the
- * wheel's, and its links are those of a list member, each neighbour
- * pointing back at it.  The neighbours are read with
- * copy_from_kernel_nofault(), as they may be stray pointers.  O(1): no
- * list is walked.
+ * Is @c on its base's wheel, or is its function running there?
+ * callout_init() asks this of memory that may never have held a handle,
+ * so what @c says is trusted only once checked under the base's lock: its
+ * owner names the base, and either the base runs @c (an address compared,
+ * nothing read through it) or its slot is one of the wheel's and its
+ * links are those of a list member, each neighbour pointing back at it.
+ * The neighbours are read with copy_from_kernel_nofault(), as they may be
+ * stray pointers: the magic number, a possible CPU and a slot in range
+ * can all be found in stray memory, and only the links tell such memory
+ * from a pending handle without walking a list.  O(1): no list is walked.
  *
  * A CPU going down moves its handles to another base under both locks
  * (twheel_cpu_dead()); an owner that changed while this waited for the
  * old base's lock is looked up again, as lock_callout_base() does.
  */
-static bool callout_linked(struct callout *c)
+static bool callout_in_use(struct callout *c)
 {
 	struct list_head *node = &c->entry.node;
 	struct list_head *next, *prev, *back;
@@ -706,6 +768,10 @@ static bool callout_linked(struct callout *c)
 			break;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		cpu_relax();
+	}
+	if (base->running == c) {
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		return true;
 	}
 	next = READ_ONCE(node->next);
 	prev = READ_ONCE(node->prev);
@@ -742,15 +808,17 @@ static void callout_setup(struct callout *c, u32 flags, const char *name,
 
 /*
  * callout_init() and callout_init_lock(): callout_setup(), unless @c is
- * pending, which is reported once (naming the caller at @ip) and left as
- * it is.  False in that case.
+ * pending or its function is running, which is reported once (naming the
+ * caller at @ip) and left as it is: setting up a running callout anew
+ * would write another CPU into its owner, and a later sync cancel would
+ * look for the function on the wrong base.  False in that case.
  */
 static bool callout_setup_idle(struct callout *c, u32 flags,
 			       const char *name, struct lock_class_key *key,
 			       unsigned long ip)
 {
-	if (callout_valid(c) && callout_linked(c)) {
-		pr_warn_once("twheel: callout_init() of pending callout %p (%ps) by %pS: ignored\n",
+	if (callout_valid(c) && callout_in_use(c)) {
+		pr_warn_once("twheel: callout_init() of pending or running callout %p (%ps) by %pS: ignored\n",
 			     c, READ_ONCE(c->func), (void *)ip);
 		return false;
 	}
@@ -797,7 +865,7 @@ EXPORT_SYMBOL_GPL(__callout_init);
  *
  * Context: any but NMI.
  * Return: %0; -%EINVAL for a %NULL @lc or @lock or an unknown flag,
- * -%EBUSY for a pending &@lc->c; nothing changes on error.
+ * -%EBUSY for a &@lc->c pending or running; nothing changes on error.
  */
 int __callout_init_lock(struct callout_locked *lc, void *lock, bool raw,
 			unsigned int flags, const char *name,
@@ -863,50 +931,88 @@ static u64 coalesce(struct twheel_base *base, u64 first, u64 last)
 }
 
 /*
- * Whether an arming for deadline @when with setcallout_on()'s conditions
- * @how goes ahead on @c, whose base @base is locked: -1 if it does, else
- * what the call returns, nothing changed.  Pending here is what
- * unsetcallout() would cancel.
+ * Not a condition of setcallout_on()'s: arm only a callout that is not
+ * pending (twheel_timer.h's wait for jiffies, __twheel_timer_defer()).
+ */
+#define ARM_IF_IDLE		0x100
+
+/**
+ * struct arming - one arming of a callout, as arm_callout() takes it
+ * @now: the tick in which the caller read the clock.
+ * @first: the first tick the callout may run on; and
+ * @last: the last; arm_callout() picks one (twheel_coalesce()).
+ * @when: the deadline in ns, or 0 for the start of @first (see
+ *	callout_deadline()).
+ * @cpu: the CPU to run on, or %CALLOUT_CPU_ANY: where setcallout() puts it.
+ * @how: setcallout_on()'s conditions, and %ARM_IF_IDLE; 0 for none.
+ * @shut: what the call returns for a callout that was shut down.
+ * @jiffies_at: if set, where @jiffies is written, under the base lock, if
+ *	the arming goes ahead: a twheel_timer's ->expires, so that it always
+ *	names the arming the timer has (twheel_timer.h).
+ * @jiffies: the value for @jiffies_at.
+ */
+struct arming {
+	u64 now;
+	u64 first;
+	u64 last;
+	u64 when;
+	int cpu;
+	unsigned int how;
+	int shut;
+	unsigned long *jiffies_at;
+	unsigned long jiffies;
+};
+
+/*
+ * Whether an arming for the ticks @first to @last with the conditions @how
+ * (&struct arming's) goes ahead on @c, whose base @base is locked: -1 if
+ * it does, else what the call returns, nothing changed.  Pending here is
+ * what unsetcallout() would cancel.  With %CALLOUT_IF_SOONER, a pending
+ * arming is kept if the tick chosen for it lies no later than the last of
+ * the new window (an exact one's first): it then runs no later than the
+ * new caller allows.  Its deadline is not what counts: an arming with a
+ * precision may sit on a tick well after it.
  */
 static int arm_condition(struct twheel_base *base, struct callout *c,
-			 unsigned int how, u64 when)
+			 unsigned int how, u64 first, u64 last)
 {
 	bool pending = c->entry.slot != TWHEEL_SLOT_IDLE ||
 		       (base->running == c && base->run_pending);
 
 	if (!pending)
 		return how & CALLOUT_IF_PENDING ? 0 : -1;
-	if ((how & CALLOUT_IF_SOONER) && callout_deadline(c) <= when)
+	if (how & ARM_IF_IDLE)
+		return 1;
+	if ((how & CALLOUT_IF_SOONER) && c->entry.expires <= max(first, last))
 		return 1;
 	return -1;
 }
 
 /*
- * Arm @c, a valid handle, with interrupts off: for a tick from @first to
- * @last, chosen by twheel_coalesce(), its deadline @when ns (0: the start
- * of that tick, see callout_deadline()), on @cpu (%CALLOUT_CPU_ANY: where
- * setcallout() puts it), if setcallout_on()'s conditions @how allow; @now
- * is the tick in which the caller read the clock; @fresh if @c has just
- * been taken by timeout(), which has set its function and argument, and
- * so no one else can see it and it is neither pending nor running: it is
- * then armed on this CPU's base without a look at where it was, @cpu and
- * @how being %CALLOUT_CPU_ANY and 0.  Every arming comes here: timeout()
- * under the lock of its hash chain.  Inlined, so that setcallout(), which
- * names no CPU, takes no window and sets no condition, pays for none of
- * them.
+ * Arm @c, a valid handle, with interrupts off, as @a says: for a tick from
+ * @a->first to @a->last, on @a->cpu, if @a->how's conditions allow; @fresh
+ * if @c has just been taken by timeout(), which has set its function and
+ * argument, and so no one else can see it and it is neither pending nor
+ * running: it is then armed on this CPU's base without a look at where it
+ * was, @a->cpu and @a->how being %CALLOUT_CPU_ANY and 0.  Every arming
+ * comes here: timeout() under the lock of its hash chain.  Inlined, with
+ * @a built by the caller on its stack, so that setcallout(), which names
+ * no CPU, takes no window and sets no condition, pays for none of them.
  *
- * Return: as setcallout(); -%ENODEV if @cpu is offline, @shut if @c was
- * shut down, both with nothing changed; arm_condition()'s answer if it
- * refused.
+ * A callout whose function is running stays on its base, so that the
+ * function never runs on two CPUs at once; armed for a CPU named, it moves
+ * there once the function has returned (move_after_run()).
+ *
+ * Return: as setcallout(); -%ENODEV if @a->cpu is offline, @a->shut if @c
+ * was shut down, both with nothing changed; arm_condition()'s answer if
+ * it refused.
  */
 static __always_inline int arm_callout(struct callout *c,
 				       callout_func_t func, void *arg,
-				       u64 now, u64 first, u64 last, u64 when,
-				       int cpu, unsigned int how, int shut,
-				       bool fresh)
+				       const struct arming *a, bool fresh)
 {
 	struct twheel_base *base, *target;
-	u64 expires = first;
+	u64 expires = a->first;
 	int ret = 0;
 
 	if (fresh) {
@@ -916,43 +1022,58 @@ static __always_inline int arm_callout(struct callout *c,
 		WRITE_ONCE(c->entry.owner, owner_on(c->entry.owner, base->cpu));
 	} else {
 		base = lock_callout_base_irqoff(c);
-		if (likely(cpu == CALLOUT_CPU_ANY && !how &&
+		if (likely(a->cpu == CALLOUT_CPU_ANY && !a->how &&
 			   !(c->entry.owner & (CALLOUT_STAYS | CALLOUT_SHUT)))) {
 			target = this_cpu_ptr(twheel_bases);
 		} else if (c->entry.owner & CALLOUT_SHUT) {
-			ret = shut;
+			ret = a->shut;
 			goto unlock;
 		} else {
-			if (how) {
-				ret = arm_condition(base, c, how, when);
+			if (a->how) {
+				ret = arm_condition(base, c, a->how, a->first,
+						    a->last);
 				if (ret >= 0)
 					goto unlock;
 				ret = 0;
 			}
-			target = arm_target(c, cpu);
+			target = arm_target(c, a->cpu);
 			if (!target) {
 				ret = -ENODEV;
 				goto unlock;
 			}
 		}
 	}
-	if (base != target && base->running != c) {
-		ret = twheel_del(&base->wheel, &c->entry);
-		WRITE_ONCE(c->entry.owner, c->entry.owner | CALLOUT_MOVING);
-		raw_spin_unlock(&base->lock);
-		base = target;
-		raw_spin_lock(&base->lock);
-		WRITE_ONCE(c->entry.owner, owner_on(c->entry.owner, base->cpu));
+	if (base != target) {
+		if (unlikely(base->running == c)) {
+			/* It stays while its function runs: move_after_run(). */
+			base->move_to = a->cpu != CALLOUT_CPU_ANY ? target->cpu :
+							       CALLOUT_CPU_ANY;
+		} else {
+			ret = twheel_del(&base->wheel, &c->entry);
+			WRITE_ONCE(c->entry.owner,
+				   c->entry.owner | CALLOUT_MOVING);
+			raw_spin_unlock(&base->lock);
+			base = target;
+			raw_spin_lock(&base->lock);
+			WRITE_ONCE(c->entry.owner,
+				   owner_on(c->entry.owner, base->cpu));
+		}
+	} else if (unlikely(base->move_to != CALLOUT_CPU_ANY) &&
+		   base->running == c) {
+		/* Armed here again after a CPU was named: it stays. */
+		base->move_to = CALLOUT_CPU_ANY;
 	}
 	/* A fresh callout's are timeout()'s hash key, set already. */
 	if (!fresh) {
 		c->func = func;
 		c->arg = arg;
 	}
-	WRITE_ONCE(c->when, when);
-	wake_idle_wheel(base, now);
-	if (unlikely(last > first))
-		expires = coalesce(base, first, last);
+	WRITE_ONCE(c->when, a->when);
+	if (a->jiffies_at)
+		WRITE_ONCE(*a->jiffies_at, a->jiffies);
+	wake_idle_wheel(base, a->now);
+	if (unlikely(a->last > a->first))
+		expires = coalesce(base, a->first, a->last);
 	ret |= __twheel_add_at(&base->wheel, &c->entry, expires);
 	WARN_ON_ONCE(ret < 0);
 	if (!ret) {
@@ -964,8 +1085,8 @@ static __always_inline int arm_callout(struct callout *c,
 	if (ret)
 		trace_callout_cancel(c);
 	if (trace_callout_start_enabled())
-		trace_callout_start(c, expires, max(first, last), base->cpu,
-				    ret);
+		trace_callout_start(c, expires, max(a->first, a->last),
+				    base->cpu, ret);
 	base->stats.started++;
 	base->stats.rearmed += ret;
 	/* timeout() took an entry; twheel_count_timeout_failed() counts misses. */
@@ -993,16 +1114,16 @@ static u64 window_last(u64 when, u64 precision)
 }
 
 /*
- * The ticks an arming for @when ns with @precision may run on, the clock
- * having read @now_ns: the first tick after the current one (@now) that
+ * Fill in @a's ticks for an arming for @when ns with @precision, the clock
+ * having read @now_ns: the tick now running, the first tick after it that
  * begins at or after @when, and window_last().
  */
-static void arm_window(u64 now_ns, u64 when, u64 precision, u64 *now,
-		       u64 *first, u64 *last)
+static void arm_window(struct arming *a, u64 now_ns, u64 when, u64 precision)
 {
-	*now = ns_to_tick(now_ns);
-	*first = max(ns_to_tick(when + tick_ns - 1), *now + 1);
-	*last = window_last(when, precision);
+	a->now = ns_to_tick(now_ns);
+	a->first = max(ns_to_tick(when + tick_ns - 1), a->now + 1);
+	a->last = window_last(when, precision);
+	a->when = when;
 }
 
 /**
@@ -1037,21 +1158,54 @@ static void arm_window(u64 now_ns, u64 when, u64 precision, u64 *now,
 int setcallout(struct callout *c, callout_func_t func, void *arg,
 	       unsigned long ticks)
 {
+	struct arming a = { .cpu = CALLOUT_CPU_ANY };
 	unsigned long flags;
-	u64 now, due;
 	int ret;
 
 	if (!c || !func || !callout_valid(c) || ticks > CALLOUT_MAX_TICKS)
 		return -EINVAL;
 	local_irq_save(flags);
-	now = current_tick();
-	due = now + ticks + 1;
-	ret = arm_callout(c, func, arg, now, due, due, 0, CALLOUT_CPU_ANY, 0,
-			  0, false);
+	a.now = current_tick();
+	a.first = a.now + ticks + 1;
+	a.last = a.first;
+	ret = arm_callout(c, func, arg, &a, false);
 	local_irq_restore(flags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(setcallout);
+
+/* @cpu is %CALLOUT_CPU_ANY or a possible CPU. */
+static bool arm_cpu_valid(int cpu)
+{
+	return cpu == CALLOUT_CPU_ANY ||
+	       (cpu >= 0 && cpu < nr_cpu_ids && cpu_possible(cpu));
+}
+
+/*
+ * setcallout_on() once its arguments are checked: arm @c for @when, a
+ * time of CLOCK_MONOTONIC if @absolute, else a delay from now, with
+ * @precision, as @a says besides (its CPU, its conditions, the
+ * ->expires to set).
+ */
+static int arm_at(struct callout *c, callout_func_t func, void *arg,
+		  ktime_t when, u64 precision, bool absolute, struct arming *a)
+{
+	unsigned long flags;
+	u64 now_ns, deadline;
+	int ret;
+
+	when = max_t(ktime_t, when, 0);
+	local_irq_save(flags);
+	now_ns = ktime_get_ns();
+	if (absolute)
+		deadline = max_t(u64, when, 1);	/* 0 means something else */
+	else
+		deadline = now_ns + min_t(u64, when, KTIME_MAX - now_ns);
+	arm_window(a, now_ns, deadline, precision);
+	ret = arm_callout(c, func, arg, a, false);
+	local_irq_restore(flags);
+	return ret;
+}
 
 /**
  * setcallout_on() - arm a callout for a time in ns, with a precision, on
@@ -1069,8 +1223,9 @@ EXPORT_SYMBOL_GPL(setcallout);
  *	setcallout() would put it.
  * @flags: %CALLOUT_ABSOLUTE, and the conditions %CALLOUT_IF_PENDING (arm
  *	@c only if it is pending, as mod_timer_pending()) and
- *	%CALLOUT_IF_SOONER (leave a pending @c due no later than the new
- *	deadline as it is, as timer_reduce()); or 0.
+ *	%CALLOUT_IF_SOONER (leave a pending @c as it is if the tick chosen
+ *	for it lies no later than the new window's last, as timer_reduce());
+ *	or 0.
  *
  * @func runs no sooner than the deadline, against ktime_get(), and,
  * unless the machine is overloaded, no later than the deadline plus
@@ -1081,10 +1236,12 @@ EXPORT_SYMBOL_GPL(setcallout);
  * FreeBSD's callout_reset_sbt_on() and hrtimer_start_range_ns() are the
  * models.
  *
- * If @func is running on another CPU right now, @c stays there, whatever
- * @cpu says, so that its function never runs on two CPUs at once.  A
- * callout on a CPU that goes offline moves to the CPU taking it down,
- * keeping its tick.
+ * If @func is running right now, @c stays on the CPU where it runs, so
+ * that its function never runs on two CPUs at once; if @cpu names
+ * another, @c moves there, keeping its tick, once the function has
+ * returned (so a function can re-arm its callout on another CPU, as
+ * add_timer_on() allows).  A callout on a CPU that goes offline moves to
+ * the CPU taking it down, keeping its tick.
  *
  * Context: any, including hardirq context and @c's own function.
  * Return: %1 if @c was pending (it has been re-armed, or left as it was
@@ -1096,29 +1253,17 @@ EXPORT_SYMBOL_GPL(setcallout);
 int setcallout_on(struct callout *c, callout_func_t func, void *arg,
 		  ktime_t when, u64 precision, int cpu, unsigned int flags)
 {
-	u64 now_ns, deadline, now, first, last;
-	unsigned long irqflags;
-	int ret;
+	struct arming a = {
+		.cpu = cpu,
+		.how = flags & (CALLOUT_IF_PENDING | CALLOUT_IF_SOONER),
+	};
 
 	if (!c || !func || !callout_valid(c) ||
 	    (flags & ~(CALLOUT_ABSOLUTE | CALLOUT_IF_PENDING |
-		       CALLOUT_IF_SOONER)) ||
-	    (cpu != CALLOUT_CPU_ANY &&
-	     (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu))))
+		       CALLOUT_IF_SOONER)) || !arm_cpu_valid(cpu))
 		return -EINVAL;
-	when = max_t(ktime_t, when, 0);
-	local_irq_save(irqflags);
-	now_ns = ktime_get_ns();
-	if (flags & CALLOUT_ABSOLUTE)
-		deadline = max_t(u64, when, 1);	/* 0 means something else */
-	else
-		deadline = now_ns + min_t(u64, when, KTIME_MAX - now_ns);
-	arm_window(now_ns, deadline, precision, &now, &first, &last);
-	ret = arm_callout(c, func, arg, now, first, last, deadline, cpu,
-			  flags & (CALLOUT_IF_PENDING | CALLOUT_IF_SOONER), 0,
-			  false);
-	local_irq_restore(irqflags);
-	return ret;
+	return arm_at(c, func, arg, when, precision,
+		      flags & CALLOUT_ABSOLUTE, &a);
 }
 EXPORT_SYMBOL_GPL(setcallout_on);
 
@@ -1135,18 +1280,22 @@ EXPORT_SYMBOL_GPL(setcallout_on);
  * lateness never adds up; periods that passed entirely while the callout
  * was late are skipped, not run in a burst (hrtimer_forward() does the
  * same).  Meant for @c's own function; other armings of @c must not race
- * with it.
+ * with it.  Before its last deadline has come, @c is left as it is,
+ * pending or not, and %0 returned, as hrtimer_forward() does: calling it
+ * twice moves the deadline once.
  *
  * Context: any, including hardirq context and @c's own function.
  * Return: how many periods the deadline moved on: %1 on time, %1 + the
- * periods skipped if late; %0 if @c was shut down (nothing is armed);
- * -%EINVAL with nothing changed if @c is %NULL, was never initialised or
- * armed, @period is 0, or the deadline would pass %KTIME_MAX.
+ * periods skipped if late; %0 if it did not move, its last deadline being
+ * still to come, or if @c was shut down (nothing is armed); -%EINVAL with
+ * nothing changed if @c is %NULL, was never initialised or armed,
+ * @period is 0, or the deadline would pass %KTIME_MAX.
  */
 s64 callout_forward(struct callout *c, u64 period, u64 precision)
 {
-	u64 now_ns, when, step, k = 1, now, first, last;
+	struct arming a = { .cpu = CALLOUT_CPU_ANY, .shut = -ESHUTDOWN };
 	struct twheel_base *base;
+	u64 now_ns, when, step, k;
 	unsigned long flags;
 	callout_func_t func;
 	void *arg;
@@ -1163,21 +1312,22 @@ s64 callout_forward(struct callout *c, u64 period, u64 precision)
 	if (!func)
 		goto out;
 	now_ns = ktime_get_ns();
-	if (now_ns >= when && now_ns - when >= period)
-		k = div64_u64(now_ns - when, period) + 1;
+	/* Not due yet: left as it is, as hrtimer_forward() leaves it. */
+	ret = 0;
+	if (now_ns < when)
+		goto out;
+	k = div64_u64(now_ns - when, period) + 1;
+	ret = -EINVAL;
 	if (check_mul_overflow(k, period, &step) ||
 	    check_add_overflow(when, step, &when) || when > KTIME_MAX)
 		goto out;
-	arm_window(now_ns, when, precision, &now, &first, &last);
-	ret = arm_callout(c, func, arg, now, first, last, when,
-			  CALLOUT_CPU_ANY, 0, -ESHUTDOWN, false);
+	arm_window(&a, now_ns, when, precision);
+	ret = arm_callout(c, func, arg, &a, false);
+	if (ret >= 0)
+		ret = k;
 out:
 	local_irq_restore(flags);
-	if (ret == -ESHUTDOWN)
-		return 0;
-	if (ret < 0)
-		return ret;
-	return k;
+	return ret == -ESHUTDOWN ? 0 : ret;
 }
 EXPORT_SYMBOL_GPL(callout_forward);
 
@@ -1251,91 +1401,149 @@ static bool still_running(struct twheel_base *base, const struct callout *c)
 	return running;
 }
 
+#ifdef CONFIG_LOCKDEP
 /*
- * unsetcallout_sync(), and with @shut, unsetcallout_shutdown(): the
- * callout is marked shut down under its base's lock before it is
- * cancelled, so that a re-arm from its running function is refused.
- * Sleeps for a running function, from process context only.  With @spin
- * (twheel_timer.h's sync cancels, which keep timer_list's rules), a
- * caller in softirq or other atomic context spins for it instead, as
- * timer_delete_sync() does, unless the function runs on this very CPU
- * (the caller is the function, or runs under it) or softirq threads are
- * preemptible (PREEMPT_RT).  @name and @ip name the caller for the report
- * of misuse.
+ * Is the caller @c's function, running now?  Without the base lock: if
+ * it is, what it reads was set before the function began and stays while
+ * it runs; if not, neither can match.
  */
-static int cancel_sync(struct callout *c, bool shut, bool spin,
+static bool runs_here(const struct callout *c)
+{
+	struct twheel_base *base = per_cpu_ptr(twheel_bases,
+			FIELD_GET(CALLOUT_CPU, READ_ONCE(c->entry.owner)));
+
+	/* Racy but exact for the function itself: see above. */
+	return data_race(base->running == c && base->runner == current);
+}
+#endif
+
+/* How a sync cancel waits for a function that runs elsewhere. */
+enum sync_wait {
+	SYNC_SLEEP,	/* on @base->wait: process context */
+	SYNC_SPIN,	/* atomic context, where softirqs do not sleep */
+	SYNC_BLOCK,	/* on @base->expiry_lock: PREEMPT_RT, may block */
+	SYNC_NONE,	/* not at all: the wait is refused */
+};
+
+/*
+ * How the caller may wait for a running function: sleep in process
+ * context, as might_sleep() judges it (an RCU read-side section
+ * included); else, with @spin (timer_delete_sync()'s rules), spin in
+ * atomic context, or under PREEMPT_RT, where a softirq thread or a holder
+ * of a spinlock_t may block but not sleep, take the expiry lock, which is
+ * what timer_list gives such callers.  Never in hardirq context: the
+ * function may be the very code it interrupted.  (Under PREEMPT_RT a
+ * spinlock_t held, or bottom halves off, show as an RCU read-side
+ * section, with preemption on.)
+ */
+static enum sync_wait sync_wait_how(bool spin)
+{
+	bool atomic;
+
+	if (in_hardirq())
+		return SYNC_NONE;
+	atomic = !in_task() ||
+		 (IS_ENABLED(CONFIG_PREEMPT_COUNT) ? !preemptible() :
+						     irqs_disabled()) ||
+		 rcu_preempt_depth();
+	if (!atomic)
+		return SYNC_SLEEP;
+	if (!spin)
+		return SYNC_NONE;
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		return SYNC_SPIN;
+	return preemptible() ? SYNC_BLOCK : SYNC_NONE;
+}
+
+/*
+ * unsetcallout_sync(), and with @shut, unsetcallout_shutdown(): under
+ * the base lock, mark @c shut down, then cancel what is pending, on every
+ * path; *@pending says whether something was.  Then wait for a running
+ * function as sync_wait_how() allows, cancelling again whatever it armed
+ * meanwhile.  The wait alone is refused, and only where it cannot end:
+ * the function runs in the calling task (the caller is the function, or
+ * interrupted it), the caller is in hardirq context, or sync_wait_how()
+ * finds no way to wait.  @spin: twheel_timer.h's sync cancels, which
+ * keep timer_list's rules.  @name and @ip name the caller for the report
+ * of a refused wait.
+ *
+ * Return: %0 once @c is neither pending nor running; -%EINVAL for a %NULL
+ * or stray @c, and -%EDEADLK from NMI, both with nothing changed;
+ * -%EDEADLK if the wait was refused, @c cancelled (and shut down).
+ */
+static int cancel_sync(struct callout *c, bool shut, bool spin, int *pending,
 		       const char *name, unsigned long ip)
 {
 	struct twheel_base *base;
+	enum sync_wait how;
 	unsigned long flags;
-	bool running, atomic;
-	int ret = 0;
+	bool running;
 
+	*pending = 0;
 	if (!c || !callout_valid(c))
 		return -EINVAL;
-	/* Hardirq context; and softirq context, @c's own function's. */
-	if (in_hardirq() || in_nmi() || (!spin && !in_task()))
-		goto deadlock;
+	if (in_nmi())
+		goto refused;
+	how = sync_wait_how(spin);
 
 #ifdef CONFIG_LOCKDEP
 	/*
 	 * Waiting for the function is taking the locks it takes.  Tell
 	 * lockdep before refusing a caller in atomic context, so that it
-	 * names the lock such a caller holds.
+	 * names the lock such a caller holds; but not the function itself,
+	 * which holds that map already and waits for nothing.
 	 */
-	local_irq_save(flags);
-	lock_map_acquire(&c->lockdep_map);
-	lock_map_release(&c->lockdep_map);
-	local_irq_restore(flags);
+	if (!in_hardirq() && (spin || in_task()) && !runs_here(c)) {
+		local_irq_save(flags);
+		lock_map_acquire(&c->lockdep_map);
+		lock_map_release(&c->lockdep_map);
+		local_irq_restore(flags);
+	}
 #endif
-	/*
-	 * Where it may not sleep, as might_sleep() judges it: an RCU
-	 * read-side section too.  Under PREEMPT_RT that is how a caller
-	 * holding a spinlock_t, or with bottom halves off, shows: both
-	 * leave preemption on there, and take the RCU read lock.
-	 */
-	atomic = !in_task() ||
-		 (IS_ENABLED(CONFIG_PREEMPT_COUNT) ? !preemptible() :
-						     irqs_disabled()) ||
-		 rcu_preempt_depth();
-	if (atomic && (!spin || IS_ENABLED(CONFIG_PREEMPT_RT)))
-		goto deadlock;
-
 	for (;;) {
 		base = lock_callout_base(c, &flags);
-		/*
-		 * Spinning on the CPU the function runs on: the caller is
-		 * the function, or what it called.  Refused, nothing done.
-		 */
-		if (atomic && base->running == c &&
-		    base->cpu == raw_smp_processor_id()) {
-			raw_spin_unlock_irqrestore(&base->lock, flags);
-			goto deadlock;
-		}
 		if (shut)
 			WRITE_ONCE(c->entry.owner,
 				   c->entry.owner | CALLOUT_SHUT);
-		ret |= cancel_locked(base, c);
+		*pending |= cancel_locked(base, c);
 		running = base->running == c;
-		base->waiters |= running && !atomic;
+		if (running && (how == SYNC_NONE || base->runner == current)) {
+			raw_spin_unlock_irqrestore(&base->lock, flags);
+			goto refused;
+		}
+		base->waiters |= running && how == SYNC_SLEEP;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		if (!running)
-			return ret;
-		if (atomic) {
+			return 0;
+		switch (how) {
+		case SYNC_SLEEP:
+			/*
+			 * Sleep, not spin: the CPU is free for others
+			 * meanwhile, and where softirq threads are
+			 * preemptible the function may be running in one
+			 * on this very CPU.
+			 */
+			wait_event(base->wait, !still_running(base, c));
+			break;
+		case SYNC_BLOCK:
+			/*
+			 * Held while the function runs; taking it boosts
+			 * the function's thread.  Nested: a function on one
+			 * base may wait for one on another.
+			 */
+			spin_lock_nested(&base->expiry_lock,
+					 SINGLE_DEPTH_NESTING);
+			spin_unlock(&base->expiry_lock);
+			break;
+		default:
 			/* On another CPU: it returns without this one. */
 			cpu_relax();
-			continue;
+			break;
 		}
-		/*
-		 * Sleep, not spin: the CPU is free for others meanwhile,
-		 * and where softirq threads are preemptible (PREEMPT_RT)
-		 * the function may be running in one on this very CPU.
-		 */
-		wait_event(base->wait, !still_running(base, c));
 	}
 
-deadlock:
-	pr_warn_once("twheel: %s() called from atomic context by %pS; returning -EDEADLK\n",
+refused:
+	pr_warn_once("twheel: %s() by %pS cannot wait for the callout's running function here; cancelled without waiting, returning -EDEADLK\n",
 		     name, (void *)ip);
 	return -EDEADLK;
 }
@@ -1350,24 +1558,31 @@ deadlock:
  * armed again.
  *
  * The caller must not hold a lock that @c's function takes, or it waits
- * forever; lockdep is taught this dependency, as del_timer_sync() teaches
- * it for timers.  Misuse from atomic context or from @c's own function
- * (which runs in softirq context) would deadlock: it is refused and
- * reported once in the kernel log, naming the caller.  (Atomic context is
- * seen through the preempt count, so a spinlock held is caught only with
+ * forever; lockdep is taught this dependency, as timer_delete_sync()
+ * teaches it for timers.  Where it cannot sleep, it cannot wait: from
+ * atomic context, hardirq context and @c's own function (which runs in
+ * softirq context), @c is cancelled all the same, but if its function is
+ * running this returns -%EDEADLK at once, and reports that once in the
+ * kernel log, naming the caller.  (Atomic context is seen through the
+ * preempt count, so a spinlock held is caught only with
  * CONFIG_PREEMPT_COUNT; disabled interrupts always are, and so is an RCU
  * read-side section where it may be preempted.  Under PREEMPT_RT, a
  * spinlock_t held or bottom halves off, which leave preemption on there,
  * are caught as that.)
  *
- * Context: process context, no locks held that @c's function takes.
+ * Context: process context, no locks held that @c's function takes;
+ * elsewhere (not NMI) it cancels without waiting, see above.
  * Return: %1 if @c was pending and now will not run, %0 if it was not
- * pending, -%EINVAL if @c is %NULL or was never initialised, -%EDEADLK with
- * nothing changed if called from atomic context.
+ * pending, -%EINVAL if @c is %NULL or was never initialised (nothing
+ * changed), -%EDEADLK if its function is running and this may not wait
+ * for it (@c was cancelled), or if called from NMI (nothing changed).
  */
 int unsetcallout_sync(struct callout *c)
 {
-	return cancel_sync(c, false, false, __func__, _RET_IP_);
+	int pending, ret;
+
+	ret = cancel_sync(c, false, false, &pending, __func__, _RET_IP_);
+	return ret ?: pending;
 }
 EXPORT_SYMBOL_GPL(unsetcallout_sync);
 
@@ -1380,14 +1595,18 @@ EXPORT_SYMBOL_GPL(unsetcallout_sync);
  * including one from @c's function while this waits for it to return:
  * for teardown paths that race with a callout that re-arms itself, as
  * timer_shutdown_sync() is.  callout_init() makes @c usable again.
+ * Where it may not wait (-%EDEADLK, see unsetcallout_sync()), @c is shut
+ * down all the same, and its running function's arming refused.
  *
  * Context: as unsetcallout_sync().
- * Return: as unsetcallout_sync(); on -%EDEADLK nothing changed, and @c
- * is not shut down.
+ * Return: as unsetcallout_sync().
  */
 int unsetcallout_shutdown(struct callout *c)
 {
-	return cancel_sync(c, true, false, __func__, _RET_IP_);
+	int pending, ret;
+
+	ret = cancel_sync(c, true, false, &pending, __func__, _RET_IP_);
+	return ret ?: pending;
 }
 EXPORT_SYMBOL_GPL(unsetcallout_shutdown);
 
@@ -1397,22 +1616,102 @@ EXPORT_SYMBOL_GPL(unsetcallout_shutdown);
  * @shut: shut @c down, as unsetcallout_shutdown().
  *
  * unsetcallout_sync(), or with @shut unsetcallout_shutdown(), with
- * timer_delete_sync()'s context rules: from softirq context (another
- * callout's function, a tasklet) or with a spinlock held or bottom halves
- * off, it spins while the function runs on another CPU, instead of
- * refusing.  Use twheel_timer_delete_sync() and
- * twheel_timer_shutdown_sync().
+ * timer_delete_sync()'s context rules for the wait: from softirq context
+ * (another callout's function, a tasklet) or with a spinlock held or
+ * bottom halves off, it spins while the function runs on another CPU, or
+ * under PREEMPT_RT blocks on the lock the function runs under, instead
+ * of refusing.  @c is cancelled (and shut down) on every path; where the
+ * wait cannot end (hardirq context, @c's own function, and under
+ * PREEMPT_RT preemption or interrupts off), it is left out and reported
+ * once.  Use twheel_timer_delete_sync() and twheel_timer_shutdown_sync().
  *
- * Context: any but hardirq and NMI; not from @c's own function, nor, with
- * PREEMPT_RT, from atomic context.  Those are refused and reported once.
- * Return: as unsetcallout_sync().
+ * Context: any but NMI.
+ * Return: %1 if @c was pending, %0 if not, whether or not the wait was
+ * left out; -%EINVAL if @c is %NULL or was never initialised.
  */
 int __twheel_timer_cancel_sync(struct callout *c, bool shut)
 {
-	return cancel_sync(c, shut, true, shut ? "twheel_timer_shutdown_sync" :
-				      "twheel_timer_delete_sync", _RET_IP_);
+	int pending, ret;
+
+	ret = cancel_sync(c, shut, true, &pending,
+			  shut ? "twheel_timer_shutdown_sync" :
+				 "twheel_timer_delete_sync", _RET_IP_);
+	return ret == -EINVAL ? ret : pending;
 }
 EXPORT_SYMBOL_GPL(__twheel_timer_cancel_sync);
+
+/**
+ * __twheel_timer_arm() - twheel_timer.h's arming calls
+ * @timer: the timer, set up.
+ * @run: the callout's function: twheel_timer.h's, in the calling module.
+ * @expires: the deadline, in jiffies.
+ * @cpu: as setcallout_on()'s.
+ * @how: %CALLOUT_IF_PENDING, %CALLOUT_IF_SOONER or 0.
+ *
+ * setcallout_on() of @timer's callout for (@expires - jiffies) jiffies of
+ * %TICK_NSEC from now, with a precision of an eighth of that for a
+ * %TIMER_DEFERRABLE timer.  If that arms the timer, @timer->expires is set
+ * to @expires under the base lock, in the same hold: it names the arming
+ * the timer has, whichever of two racing calls comes last, as timer_list
+ * writes ->expires under its base lock.  Where nothing is armed (the
+ * timer is shut down, or @how refused) it is left as it is.
+ *
+ * Context: any but NMI.
+ * Return: as setcallout_on().
+ */
+int __twheel_timer_arm(struct twheel_timer *timer, callout_func_t run,
+		       unsigned long expires, int cpu, unsigned int how)
+{
+	struct arming a = {
+		.cpu = cpu,
+		.how = how,
+		.jiffies_at = &timer->expires,
+		.jiffies = expires,
+	};
+	u64 precision = 0;
+	ktime_t delay;
+
+	if (!run || !callout_valid(&timer->c) ||
+	    (how & ~(CALLOUT_IF_PENDING | CALLOUT_IF_SOONER)) ||
+	    !arm_cpu_valid(cpu))
+		return -EINVAL;
+	delay = twheel_jiffies_delay(expires);
+	if (timer->flags & TIMER_DEFERRABLE)
+		precision = delay / 8;
+	return arm_at(&timer->c, run, timer, delay, precision, false, &a);
+}
+EXPORT_SYMBOL_GPL(__twheel_timer_arm);
+
+/**
+ * __twheel_timer_defer() - try a timer again on the next tick
+ * @timer: the timer, whose callout's function is running.
+ * @run: as for __twheel_timer_arm().
+ *
+ * For twheel_timer.h's callout function, which came due before jiffies
+ * reached @timer->expires: arms the callout for the next tick, unless it
+ * was armed again meanwhile (that arming stands), leaving ->expires as
+ * it is.  A timer shut down is not armed.
+ *
+ * Context: the timer's callout function.
+ * Return: as setcallout(); %1 if the timer was armed meanwhile.
+ */
+int __twheel_timer_defer(struct twheel_timer *timer, callout_func_t run)
+{
+	struct arming a = { .cpu = CALLOUT_CPU_ANY, .how = ARM_IF_IDLE };
+	unsigned long flags;
+	int ret;
+
+	if (!run || !callout_valid(&timer->c))
+		return -EINVAL;
+	local_irq_save(flags);
+	a.now = current_tick();
+	a.first = a.now + 1;
+	a.last = a.first;
+	ret = arm_callout(&timer->c, run, timer, &a, false);
+	local_irq_restore(flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(__twheel_timer_defer);
 
 /**
  * callout_pending() - is a callout armed?
@@ -1489,19 +1788,17 @@ static __always_inline int twheel_arm_timeout(struct callout *c,
 					      unsigned long ticks,
 					      u64 precision)
 {
-	u64 now, due, last, when;
+	struct arming a = { .cpu = CALLOUT_CPU_ANY };
 
 	lockdep_assert_irqs_disabled();
-	now = current_tick();
-	due = now + ticks + 1;
-	last = due;
-	when = 0;
+	a.now = current_tick();
+	a.first = a.now + ticks + 1;
+	a.last = a.first;
 	if (unlikely(precision)) {
-		when = tick_to_ktime(due);
-		last = window_last(when, precision);
+		a.when = tick_to_ktime(a.first);
+		a.last = window_last(a.when, precision);
 	}
-	return arm_callout(c, c->func, c->arg, now, due, last, when,
-			   CALLOUT_CPU_ANY, 0, 0, true);
+	return arm_callout(c, c->func, c->arg, &a, true);
 }
 
 /*
@@ -1916,6 +2213,8 @@ int twheel_engine_init(const struct twheel_geometry *geo, u64 tick,
 
 		raw_spin_lock_init(&base->lock);
 		init_waitqueue_head(&base->wait);
+		spin_lock_init(&base->expiry_lock);
+		base->move_to = CALLOUT_CPU_ANY;
 		hrtimer_init(&base->timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_PINNED_SOFT);
 		base->timer.function = twheel_tick;

@@ -244,8 +244,10 @@ int __callout_init_lock(struct callout_locked *lc, void *lock, bool raw,
  * CLOCK_MONOTONIC (ktime_get()), not a delay from now.
  * CALLOUT_IF_PENDING: arm only a pending callout (mod_timer_pending());
  * one that is not stays so, and the call returns 0.
- * CALLOUT_IF_SOONER: leave a pending callout whose deadline is not later
- * than the new one as it is, and return 1 (timer_reduce()).
+ * CALLOUT_IF_SOONER: leave a pending callout as it is, and return 1, if
+ * the tick chosen for it is no later than the last the new arming's
+ * window allows: it then runs no later than the new caller asks
+ * (timer_reduce()).
  */
 #define CALLOUT_ABSOLUTE	0x1
 #define CALLOUT_IF_PENDING	0x2
@@ -264,7 +266,7 @@ int unsetcallout(struct callout *c);
 int unsetcallout_sync(struct callout *c);
 int unsetcallout_shutdown(struct callout *c);
 bool callout_pending(const struct callout *c);
-/* twheel_timer.h's sync cancels, with timer_list's context rules. */
+/* twheel_timer.h's sync cancels, with timer_list's rules for the wait. */
 int __twheel_timer_cancel_sync(struct callout *c, bool shut);
 
 /**

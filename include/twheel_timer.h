@@ -28,15 +28,17 @@
  *
  * - Exact expiry.  A timer armed for @expires runs no sooner than
  *   (@expires - jiffies) jiffies of %TICK_NSEC after the arming call,
- *   jiffies as that call reads it, and, unless the machine is
- *   overloaded, within one twheel tick after that (twheel_tick_ns(), 1 ms
- *   by default).  timer_list runs it on the jiffies tick after the one
- *   where jiffies reaches @expires (it rounds up, so that the delay is
- *   whole even from the start of the current jiffy), and, beyond 63
- *   jiffies, up to 12.5% of the delay later still (its wheel's
- *   granularity).  So a converted timer runs up to a jiffy sooner than
- *   the timer_list one (more for long timers), never sooner than the
- *   delay asked.  A delay computed from jiffies read before a tick and
+ *   jiffies as that call reads it, nor before jiffies has reached
+ *   @expires (as with timer_list, a function that compares jiffies with
+ *   ->expires finds it due), and, unless the machine is overloaded (or
+ *   the jiffies tick late), within one twheel tick after that
+ *   (twheel_tick_ns(), 1 ms by default).  timer_list runs it on the
+ *   jiffies tick after the one where jiffies reaches @expires (it rounds
+ *   up, so that the delay is whole even from the start of the current
+ *   jiffy), and, beyond 63 jiffies, up to 12.5% of the delay later still
+ *   (its wheel's granularity).  So a converted timer runs up to a jiffy
+ *   sooner than the timer_list one (more for long timers), never sooner
+ *   than the delay asked.  A delay computed from jiffies read before a tick and
  *   armed after it counts from the later jiffy, and comes one jiffy
  *   short, as with any call that takes a time relative to now.
  * - %TIMER_DEFERRABLE: twheel does not defer a timer until its CPU wakes
@@ -48,17 +50,26 @@
  *   moves a timer to another, busier CPU), so %TIMER_PINNED changes
  *   nothing; twheel_add_timer_on() puts it on the CPU named.  If the
  *   timer's function is running on another CPU at the time, the timer
- *   stays there, as timer_list keeps it on its base.
+ *   stays there, as timer_list keeps it on its base; armed by
+ *   twheel_add_timer_on() meanwhile (from the function itself, say), it
+ *   moves to the CPU named once the function has returned.
+ * - ->expires is written by the arming calls under twheel's base lock,
+ *   with the arming, as timer_list writes it: it always names the
+ *   arming the timer has, and a call that arms nothing (on a timer shut
+ *   down, say) leaves it alone.
  * - %TIMER_IRQSAFE is not supported: the function runs in softirq context
- *   with interrupts enabled, and twheel_timer_delete_sync() may not be
- *   called with interrupts off.
+ *   with interrupts enabled.
  * - twheel_timer_delete_sync() and twheel_timer_shutdown_sync() keep
  *   timer_list's context rules: they sleep for a running function in
  *   process context and spin for it in softirq context or with a lock
- *   held, as timer_delete_sync() does.  From hardirq context, from the
- *   timer's own function, and, with PREEMPT_RT, from atomic context they
- *   are refused (they return 0, nothing changed) and reported in the
- *   kernel log, where timer_list would warn or deadlock.
+ *   held, as timer_delete_sync() does; with PREEMPT_RT, from a softirq
+ *   thread or under a spinlock_t, they block on the lock the function
+ *   runs under, as timer_delete_sync() blocks on timer_list's expiry
+ *   lock.  On every path they cancel the timer (and shut it down) first.
+ *   Only the wait is left out where it could not end: in hardirq
+ *   context, in the timer's own function, and, with PREEMPT_RT, with
+ *   preemption or interrupts off.  That is reported in the kernel log,
+ *   where timer_list would warn or deadlock.
  * - A timer whose setup was skipped is reported (WARN_ON_ONCE(), once
  *   for each file that uses the layer) and left alone: the arming calls
  *   return 0 and arm nothing.  So is twheel_add_timer() of a pending
@@ -100,15 +111,26 @@ struct twheel_timer {
 /* The flags twheel_timer_setup() takes. */
 #define TWHEEL_TIMER_FLAGS	(TIMER_PINNED | TIMER_DEFERRABLE)
 
+int __twheel_timer_arm(struct twheel_timer *timer, callout_func_t run,
+		       unsigned long expires, int cpu, unsigned int how);
+int __twheel_timer_defer(struct twheel_timer *timer, callout_func_t run);
+
 /*
- * The callout's function: calls the timer's.  Static, so that a copy
- * lies in every module that uses timers: twheel cancels the callouts
+ * The callout's function: calls the timer's, once jiffies has reached
+ * ->expires, as timer_list does.  twheel counts in ns, and jiffies may lag
+ * behind (its tick can be late): come due before jiffies has caught up,
+ * the timer is tried again on the next twheel tick.  Static, so that a
+ * copy lies in every module that uses timers: twheel cancels the callouts
  * whose function lies in a module that goes away.
  */
 static void __maybe_unused __twheel_timer_run(void *arg)
 {
 	struct twheel_timer *timer = arg;
 
+	if (unlikely(time_before(jiffies, READ_ONCE(timer->expires)))) {
+		__twheel_timer_defer(timer, __twheel_timer_run);
+		return;
+	}
 	timer->function(timer);
 }
 
@@ -172,21 +194,16 @@ static inline void __twheel_timer_setup(struct twheel_timer *timer,
 
 /*
  * Arm @timer for @expires on @cpu, with setcallout_on()'s conditions
- * @how; a setup that was skipped is reported (once per file), and
- * nothing is armed.
+ * @how; ->expires is set with the arming (__twheel_timer_arm()).  A setup
+ * that was skipped is reported (once per file), and nothing is armed.
  */
-static inline int __twheel_timer_arm(struct twheel_timer *timer,
+static inline int __twheel_timer_set(struct twheel_timer *timer,
 				     unsigned long expires, int cpu,
 				     unsigned int how)
 {
-	ktime_t delay = twheel_jiffies_delay(expires);
-	u64 precision = 0;
-	int ret;
+	int ret = __twheel_timer_arm(timer, __twheel_timer_run, expires, cpu,
+				     how);
 
-	if (timer->flags & TIMER_DEFERRABLE)
-		precision = delay / 8;
-	ret = setcallout_on(&timer->c, __twheel_timer_run, timer, delay,
-			    precision, cpu, how);
 	if (WARN_ON_ONCE(ret < 0 && ret != -ENODEV))
 		return 0;
 	return ret;
@@ -206,11 +223,14 @@ static inline int __twheel_timer_arm(struct twheel_timer *timer,
 static inline int twheel_mod_timer(struct twheel_timer *timer,
 				   unsigned long expires)
 {
-	/* timer_list's shortcut: re-arming for the same deadline. */
-	if (timer->expires == expires && callout_pending(&timer->c))
+	/*
+	 * timer_list's shortcut: re-arming for the same deadline.  ->expires
+	 * changes only with an arming, under the base lock.
+	 */
+	if (READ_ONCE(timer->expires) == expires &&
+	    callout_pending(&timer->c))
 		return 1;
-	timer->expires = expires;
-	return __twheel_timer_arm(timer, expires, CALLOUT_CPU_ANY, 0);
+	return __twheel_timer_set(timer, expires, CALLOUT_CPU_ANY, 0);
 }
 
 /**
@@ -226,12 +246,8 @@ static inline int twheel_mod_timer(struct twheel_timer *timer,
 static inline int twheel_mod_timer_pending(struct twheel_timer *timer,
 					   unsigned long expires)
 {
-	int ret = __twheel_timer_arm(timer, expires, CALLOUT_CPU_ANY,
-				     CALLOUT_IF_PENDING);
-
-	if (ret)
-		timer->expires = expires;
-	return ret;
+	return __twheel_timer_set(timer, expires, CALLOUT_CPU_ANY,
+				  CALLOUT_IF_PENDING);
 }
 
 /**
@@ -239,8 +255,9 @@ static inline int twheel_mod_timer_pending(struct twheel_timer *timer,
  * @timer: the timer.
  * @expires: the deadline, in jiffies.
  *
- * As timer_reduce(): a pending timer due no later than @expires (its
- * deadline in ns, see above) is left as it is.
+ * As timer_reduce(): a pending timer that runs no later than an arming
+ * for @expires may (on a tick no later than its window's end, see
+ * setcallout_on()'s %CALLOUT_IF_SOONER) is left as it is, ->expires too.
  *
  * Context: as twheel_mod_timer().
  * Return: %1 if @timer was pending, %0 if not.
@@ -248,14 +265,8 @@ static inline int twheel_mod_timer_pending(struct twheel_timer *timer,
 static inline int twheel_timer_reduce(struct twheel_timer *timer,
 				      unsigned long expires)
 {
-	ktime_t was = callout_when(&timer->c);
-	int ret = __twheel_timer_arm(timer, expires, CALLOUT_CPU_ANY,
-				     CALLOUT_IF_SOONER);
-
-	/* Armed afresh, or moved: not left as it was. */
-	if (!ret || callout_when(&timer->c) != was)
-		timer->expires = expires;
-	return ret;
+	return __twheel_timer_set(timer, expires, CALLOUT_CPU_ANY,
+				  CALLOUT_IF_SOONER);
 }
 
 /**
@@ -271,7 +282,7 @@ static inline void twheel_add_timer(struct twheel_timer *timer)
 {
 	if (WARN_ON_ONCE(callout_pending(&timer->c)))
 		return;
-	__twheel_timer_arm(timer, timer->expires, CALLOUT_CPU_ANY, 0);
+	__twheel_timer_set(timer, timer->expires, CALLOUT_CPU_ANY, 0);
 }
 
 /**
@@ -281,7 +292,9 @@ static inline void twheel_add_timer(struct twheel_timer *timer)
  *
  * As add_timer_on().  If @cpu is not online, the timer is armed on the
  * calling CPU instead (timer_list would leave it on the offline CPU's
- * wheel until that CPU came back).
+ * wheel until that CPU came back).  From the timer's own function, or
+ * while it runs elsewhere, the timer moves to @cpu once the function has
+ * returned, keeping its deadline.
  *
  * Context: as twheel_mod_timer().
  */
@@ -289,8 +302,8 @@ static inline void twheel_add_timer_on(struct twheel_timer *timer, int cpu)
 {
 	if (WARN_ON_ONCE(callout_pending(&timer->c)))
 		return;
-	if (__twheel_timer_arm(timer, timer->expires, cpu, 0) == -ENODEV)
-		__twheel_timer_arm(timer, timer->expires, CALLOUT_CPU_ANY, 0);
+	if (__twheel_timer_set(timer, timer->expires, cpu, 0) == -ENODEV)
+		__twheel_timer_set(timer, timer->expires, CALLOUT_CPU_ANY, 0);
 }
 
 /**
@@ -315,13 +328,14 @@ static inline int twheel_timer_delete(struct twheel_timer *timer)
  * As del_timer_sync() and timer_delete_sync(): on return the function
  * is not running, and the timer is not pending unless the caller arms it
  * again.  Sleeps for a running function in process context, spins for it
- * in softirq context or with a lock held or bottom halves off.  The
- * caller must not hold a lock the function takes (lockdep is told).
+ * in softirq context or with a lock held or bottom halves off (with
+ * PREEMPT_RT, blocks instead, as timer_delete_sync()).  The caller must
+ * not hold a lock the function takes (lockdep is told).
  *
- * Context: any but hardirq and NMI, and not the timer's own function;
- * with PREEMPT_RT, process context with preemption on.  Otherwise
- * refused, nothing changed, and reported.
- * Return: %1 if @timer was pending, %0 if not (or if refused).
+ * Context: any but NMI.  In hardirq context, in the timer's own function
+ * and, with PREEMPT_RT, with preemption or interrupts off, the timer is
+ * cancelled but a running function is not waited for; that is reported.
+ * Return: %1 if @timer was pending, %0 if not.
  */
 static inline int twheel_timer_delete_sync(struct twheel_timer *timer)
 {

@@ -536,6 +536,75 @@ static void setcallout_on_overlapping_windows_share_ticks(struct kunit *test)
 			   irqs[1]);
 }
 
+/* A %CALLOUT_IF_SOONER arming of @p, and the window it asked for. */
+struct sooner_case {
+	unsigned int at;	/* its deadline: ticks after the first's */
+	unsigned int prec;	/* its precision, in ticks */
+	const char *desc;
+};
+
+static const struct sooner_case sooner_cases[] = {
+	{ 10, 0, "exact, before the tick chosen: moves it" },
+	{ 20, 5, "a window ending before the tick chosen: moves it" },
+	{ 40, 0, "exact, after the tick chosen: keeps it" },
+	{ 20, 20, "a window holding the tick chosen: keeps it" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(sooner, sooner_cases, desc);
+
+/*
+ * setcallout_on() with %CALLOUT_IF_SOONER keeps a pending arming only if
+ * the tick chosen for it lies no later than the new window's last: an
+ * arming with a deadline before the new one but a precision that put it
+ * after the new window moves.  The first arming, due a third of a tick
+ * into tick 64m with 49 ticks of precision, is put on 64m + 32, the
+ * window's roundest tick on a quiet CPU.  Either way it returns 1 (it
+ * was pending), and the callout sits no later than the new window allows.
+ */
+static void setcallout_on_if_sooner_checks_tick_chosen(struct kunit *test)
+{
+	const struct sooner_case *sc = test->param_value;
+	struct co_ctx *cc = test->priv;
+	struct co_probe *p = &cc->p[0];
+	u64 tk = twheel_tick_ns(), m, last, was;
+	bool quiet = co_quiesce(test, cc);
+	ktime_t d, d2;
+	int ret;
+
+	m = div64_u64(ktime_get() + 200 * tk, 64 * tk) + 1;
+	d = 64 * m * tk + tk / 3;
+	KUNIT_ASSERT_EQ(test, co_arm(cc, p, d, 49 * tk), 0);
+	was = p->tick;
+	if (!quiet || !p->sure || was != 64 * m + 32) {
+		unsetcallout(&p->c);
+		kunit_skip(test, "CPU %d busy or the arming slow: armed for tick %llu, not %llu",
+			   cc->cpu, was, 64 * m + 32);
+	}
+
+	d2 = d + sc->at * tk;
+	/* The window's last tick; an exact one's is its first. */
+	last = max(div64_u64(d2 + tk - 1, tk),
+		   div64_u64(d2 + sc->prec * tk, tk));
+	ret = setcallout_on(&p->c, co_fn, p, d2, sc->prec * tk, cc->cpu,
+			    CALLOUT_ABSOLUTE | CALLOUT_IF_SOONER);
+	KUNIT_EXPECT_EQ(test, ret, 1);
+	p->tick = READ_ONCE(p->c.entry.expires);
+	KUNIT_EXPECT_LE_MSG(test, p->tick, last,
+			    "%s: on tick %llu, the window asked for ends at %llu",
+			    sc->desc, p->tick, last);
+	if (was <= last) {
+		KUNIT_EXPECT_EQ_MSG(test, p->tick, was, "%s: moved",
+				    sc->desc);
+		KUNIT_EXPECT_EQ(test, callout_when(&p->c), d);
+	} else {
+		p->deadline = d2;
+		KUNIT_EXPECT_EQ(test, callout_when(&p->c), d2);
+	}
+	KUNIT_ASSERT_TRUE(test, poll_until(atomic_read_acquire(&p->runs)));
+	KUNIT_EXPECT_GE(test, p->at, p->deadline);
+	KUNIT_EXPECT_GE(test, (u64)p->at, p->tick * tk);
+}
+
 static struct kunit_case twheel_coalesce_cases[] = {
 	KUNIT_CASE_PARAM(twheel_coalesce_table, co_gen_params),
 	KUNIT_CASE_SLOW(twheel_coalesce_small_windows_exhaustive),
@@ -543,6 +612,8 @@ static struct kunit_case twheel_coalesce_cases[] = {
 	KUNIT_CASE_PARAM(setcallout_on_precision_picks_tick, prec_gen_params),
 	KUNIT_CASE(setcallout_on_joins_tick_with_work),
 	KUNIT_CASE(setcallout_on_overlapping_windows_share_ticks),
+	KUNIT_CASE_PARAM(setcallout_on_if_sooner_checks_tick_chosen,
+			 sooner_gen_params),
 	{}
 };
 

@@ -10,7 +10,8 @@
  * (KUNIT_ARRAY_PARAM_DESC() and slow cases on 6.1): test scaffolding, not
  * twheel API.  client_timer.c includes <twheel_timer.h> instead, and not
  * this header, whose <twheel.h> would bring in the BSD names it must
- * find free.  What needs twheel's internals is in kunit/callout_test.c.
+ * find free (client_timer_cancel.c and client_timer_arm.c include
+ * both).  What needs twheel's internals is in kunit/callout_test.c.
  * One module, twheel_client_test; a suite a topic, a file a suite:
  *
  *   client_args.c      return values; -EINVAL with nothing changed
@@ -30,6 +31,10 @@
  *                      callout_forward(), unsetcallout_shutdown()
  *   client_timer.c     the timer_list layer, <twheel_timer.h>: return
  *                      values, deadlines, shutdown, misuse reported
+ *   client_timer_cancel.c  its sync cancels from every context: cancelled
+ *                      and freed at once, waited for where they can be
+ *   client_timer_arm.c ->expires under racing armings, add_timer_on()
+ *                      from the function, jiffies reached before it runs
  *   client_names.c     TWHEEL_NO_BSD_NAMES: twheel_timeout() in a file
  *                      with a timeout of its own
  *   client_util.c      the probes, waits and checks below; .init, .exit

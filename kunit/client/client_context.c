@@ -4,8 +4,10 @@
  * client makes them.  setcallout() and friends from hardirq and from the
  * callout's own function, which re-arms it (periodically: each run
  * strictly more than a period after the one before, on one CPU) or
- * cancels it and another; unsetcallout_sync() from atomic context or from
- * its own function is -EDEADLK with nothing changed.
+ * cancels it and another; unsetcallout_sync() from atomic context
+ * cancels a pending callout, and one whose function runs on another CPU
+ * without waiting for it (-EDEADLK); from its own function it cancels
+ * the callout's re-arm and returns -EDEADLK.
  */
 
 #include <kunit/test.h>
@@ -187,10 +189,12 @@ static void try_sync_fn(void *data)
 KUNIT_ARRAY_PARAM_DESC(atomic, atomic_cases, desc);
 
 /*
- * unsetcallout_sync() from atomic context: -EDEADLK, nothing changed; a
- * pending handle stays pending, an idle one idle.
+ * unsetcallout_sync() from atomic context, no function running: it
+ * cancels the pending handle (1) and leaves the idle one (0), as in
+ * process context, for there is nothing to wait for.  (Before the fix it
+ * returned -EDEADLK and left the pending handle armed.)
  */
-static void unsetcallout_sync_atomic_context_returns_edeadlk(struct kunit *test)
+static void unsetcallout_sync_atomic_context_cancels(struct kunit *test)
 {
 	const struct atomic_case *ac = test->param_value;
 	struct client *ctx = test->priv;
@@ -201,17 +205,47 @@ static void unsetcallout_sync_atomic_context_returns_edeadlk(struct kunit *test)
 	run_in(test, ac->where, try_sync_fn, &s);
 
 	KUNIT_EXPECT_TRUE(test, s.before[0]);
-	KUNIT_EXPECT_EQ_MSG(test, s.ret[0], -EDEADLK,
+	KUNIT_EXPECT_EQ_MSG(test, s.ret[0], 1,
 			    "unsetcallout_sync() of a pending handle, %s", ac->desc);
-	KUNIT_EXPECT_TRUE_MSG(test, s.after[0], "pending handle cancelled, %s",
-			      ac->desc);
+	KUNIT_EXPECT_FALSE_MSG(test, s.after[0], "pending handle left armed, %s",
+			       ac->desc);
 	KUNIT_EXPECT_FALSE(test, s.before[1]);
-	KUNIT_EXPECT_EQ_MSG(test, s.ret[1], -EDEADLK,
+	KUNIT_EXPECT_EQ_MSG(test, s.ret[1], 0,
 			    "unsetcallout_sync() of an idle handle, %s", ac->desc);
 	KUNIT_EXPECT_FALSE(test, s.after[1]);
-	/* Still armed: unsetcallout() finds it pending. */
-	KUNIT_EXPECT_EQ(test, unsetcallout(&pa->c), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&pa->runs), 0);
+	KUNIT_EXPECT_EQ(test, unsetcallout(&pa->c), 0);
+	check_quiet(test, pa, 0, 1, "cancelled");
+}
+
+/*
+ * unsetcallout_sync() from atomic context while the function runs on the
+ * other CPU, having re-armed itself: it may not sleep, so it does not
+ * wait: -EDEADLK at once, with the re-arm cancelled all the same.
+ */
+static void unsetcallout_sync_atomic_context_running_elsewhere(struct kunit *test)
+{
+	const struct atomic_case *ac = test->param_value;
+	struct client *ctx = test->priv;
+	struct hold *h = &ctx->hold;
+	struct remote_arm r = { .c = &h->c, .fn = hold_fn, .arg = h };
+	struct probe *idle = &ctx->probe[0];
+	struct try_sync s = { .c = { &h->c, &idle->c } };
+
+	need_two_cpus(test);
+	hold_reset(h, SAFETY_NS, far_ticks());
+	KUNIT_ASSERT_EQ(test, arm_on(ctx->cpu_b, &r), 0);
+	KUNIT_ASSERT_TRUE(test, wait_count(&h->entered, 1, LOST_NS));
+	run_in(test, ac->where, try_sync_fn, &s);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&h->runs), 0,
+			    "waited for the function, %s", ac->desc);
+	atomic_set_release(&h->release, 1);
+	KUNIT_EXPECT_EQ(test, h->rearm_ret, 0);
+	KUNIT_EXPECT_TRUE(test, s.before[0]);
+	KUNIT_EXPECT_EQ_MSG(test, s.ret[0], -EDEADLK, "%s", ac->desc);
+	KUNIT_EXPECT_FALSE_MSG(test, s.after[0], "re-arm left armed, %s",
+			       ac->desc);
+	KUNIT_ASSERT_TRUE(test, wait_count(&h->runs, 1, LOST_NS));
+	KUNIT_EXPECT_EQ(test, unsetcallout_sync(&h->c), 0);
 }
 
 static const struct {
@@ -221,43 +255,37 @@ static const struct {
 	{ 0, "setcallout() re-arming in its own function" },
 	{ 1, "callout_pending() after that" },
 	{ -EDEADLK, "unsetcallout_sync() in its own function, re-armed" },
-	{ 1, "callout_pending() after that -EDEADLK" },
-	{ -EDEADLK, "unsetcallout_sync() in its own function, not re-armed" },
 	{ 0, "callout_pending() after that -EDEADLK" },
 };
 
-/* First run: re-arm, try unsetcallout_sync(); second: try it idle. */
+/* Re-arm, then try unsetcallout_sync(): it cancels, but cannot wait. */
 static void own_sync_fn(void *arg)
 {
 	struct probe *p = arg;
-	int i = atomic_read(&p->runs);
 
 	record(p, RAN_OWN);
-	if (i == 0) {
-		p->res[0] = setcallout(&p->c, own_sync_fn, p, 0);
-		p->res[1] = callout_pending(&p->c);
-		p->res[2] = unsetcallout_sync(&p->c);
-		p->res[3] = callout_pending(&p->c);
-	} else if (i == 1) {
-		p->res[4] = unsetcallout_sync(&p->c);
-		p->res[5] = callout_pending(&p->c);
-	}
+	p->res[0] = setcallout(&p->c, own_sync_fn, p, 0);
+	p->res[1] = callout_pending(&p->c);
+	p->res[2] = unsetcallout_sync(&p->c);
+	p->res[3] = callout_pending(&p->c);
 	done(p);
 }
 
 /*
- * unsetcallout_sync() from the callout's own function: -EDEADLK, nothing
- * changed, so the re-armed callout still runs a second time.
+ * unsetcallout_sync() from the callout's own function: -EDEADLK, as it
+ * cannot wait for itself, but the re-arm is cancelled, so the callout
+ * runs once only.  (Before the fix, nothing was cancelled and it ran
+ * again.)
  */
-static void unsetcallout_sync_own_function_returns_edeadlk(struct kunit *test)
+static void unsetcallout_sync_own_function_cancels(struct kunit *test)
 {
 	struct probe *p = &((struct client *)test->priv)->probe[0];
 	unsigned int i;
 
 	KUNIT_ASSERT_EQ(test, arm(&p->c, own_sync_fn, p, 0), 0);
-	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&p->runs, 2, LOST_NS),
-			      "ran %d of 2 times", atomic_read(&p->runs));
-	check_quiet(test, p, 2, 0, "own_sync_fn()");
+	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&p->runs, 1, LOST_NS),
+			      "ran %d of 1 times", atomic_read(&p->runs));
+	check_quiet(test, p, 1, 1, "own_sync_fn()");
 	for (i = 0; i < ARRAY_SIZE(own_sync_want); i++)
 		KUNIT_EXPECT_EQ_MSG(test, p->res[i], own_sync_want[i].want,
 				    "%s", own_sync_want[i].what);
@@ -269,9 +297,11 @@ static struct kunit_case context_cases[] = {
 	KUNIT_CASE(setcallout_in_hardirq_context),
 	KUNIT_CASE_PARAM(setcallout_rearm_in_own_function, period_gen_params),
 	KUNIT_CASE(setcallout_cancel_in_own_function),
-	KUNIT_CASE_PARAM(unsetcallout_sync_atomic_context_returns_edeadlk,
+	KUNIT_CASE_PARAM(unsetcallout_sync_atomic_context_cancels,
 			 atomic_gen_params),
-	KUNIT_CASE(unsetcallout_sync_own_function_returns_edeadlk),
+	KUNIT_CASE_PARAM(unsetcallout_sync_atomic_context_running_elsewhere,
+			 atomic_gen_params),
+	KUNIT_CASE(unsetcallout_sync_own_function_cancels),
 	{}
 };
 

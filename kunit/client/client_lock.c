@@ -5,7 +5,7 @@
  * a pending handle with nothing changed; the function holds the lock (or
  * releases it itself); under the lock, unsetcallout() after the tick came
  * returns 1 and the function never runs, setcallout() re-arms;
- * unsetcallout_sync() under it is -EDEADLK.  Suite twheel_lock
+ * unsetcallout_sync() under it cancels without waiting.  Suite twheel_lock
  * (../lock_test.c) races the same window many times; both run over the
  * kinds of lock of ../lock_kinds.h.
  */
@@ -360,12 +360,14 @@ static void setcallout_under_lock_after_tick_rearms(struct kunit *test)
 }
 
 /*
- * unsetcallout_sync() with the callout's lock held: -EDEADLK, nothing
- * changed.  lockdep would rightly report the inversion (the function
- * waits for the lock, the caller for the function); it is off for this
- * one call only.
+ * unsetcallout_sync() with the callout's lock held, its function not
+ * running: it cancels (1), as unsetcallout() under the lock would, and
+ * the function never runs.  lockdep would rightly report the inversion
+ * (the function waits for the lock, the caller for the function); it is
+ * off for this one call only.  (Before the fix it returned -EDEADLK and
+ * left the callout armed.)
  */
-static void unsetcallout_sync_under_lock_returns_edeadlk(struct kunit *test)
+static void unsetcallout_sync_under_lock_cancels(struct kunit *test)
 {
 	struct lockc *lk = lockc_setup(test, &plain_lock);
 	bool pending;
@@ -379,9 +381,9 @@ static void unsetcallout_sync_under_lock_returns_edeadlk(struct kunit *test)
 	lockdep_on();
 	pending = callout_pending(&lk->lc.c);
 	lockc_unlock(lk);
-	KUNIT_EXPECT_EQ(test, ret, -EDEADLK);
-	KUNIT_EXPECT_TRUE(test, pending);
-	KUNIT_EXPECT_EQ(test, unsetcallout(&lk->lc.c), 1);
+	KUNIT_EXPECT_EQ(test, ret, 1);
+	KUNIT_EXPECT_FALSE(test, pending);
+	KUNIT_EXPECT_EQ(test, unsetcallout(&lk->lc.c), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&lk->arm[0].runs), 0);
 }
 
@@ -407,7 +409,7 @@ static struct kunit_case lock_cases[] = {
 			 lock_kind_gen_params),
 	KUNIT_CASE_PARAM(setcallout_under_lock_after_tick_rearms,
 			 lock_kind_gen_params),
-	KUNIT_CASE(unsetcallout_sync_under_lock_returns_edeadlk),
+	KUNIT_CASE(unsetcallout_sync_under_lock_cancels),
 	{}
 };
 

@@ -5,7 +5,7 @@
  * unsetcallout_sync() does, and returns 1 only for a pending (re-armed)
  * one, which then never runs, even one that re-arms itself every tick; a
  * handle re-armed while it runs stays on the CPU it runs on, and its runs
- * never overlap.
+ * never overlap; callout_init() of it while it runs is -EBUSY.
  */
 
 #include <kunit/test.h>
@@ -244,6 +244,30 @@ static void unsetcallout_sync_stops_self_rearming(struct kunit *test)
 	}
 }
 
+/*
+ * callout_init() while the function runs on another CPU: -EBUSY, and the
+ * handle keeps its CPU, so that unsetcallout_sync() afterwards still
+ * finds the function and waits for it.  (Before the fix, callout_init()
+ * set the handle up anew on the calling CPU, and unsetcallout_sync()
+ * returned at once while the function ran.)
+ */
+static void callout_init_running_returns_ebusy(struct kunit *test)
+{
+	struct hold *h = hold_running_elsewhere(test, HOLD_NS, 0);
+	int ret, sync, returned;
+
+	ret = callout_init(&h->c);
+	sync = unsetcallout_sync(&h->c);
+	returned = atomic_read_acquire(&h->runs);
+	KUNIT_EXPECT_EQ_MSG(test, ret, -EBUSY,
+			    "callout_init() while its function runs");
+	KUNIT_EXPECT_EQ(test, sync, 0);
+	KUNIT_EXPECT_EQ_MSG(test, returned, 1,
+			    "unsetcallout_sync() returned while its function ran");
+	/* Idle now: callout_init() takes it. */
+	KUNIT_EXPECT_EQ(test, callout_init(&h->c), 0);
+}
+
 static struct kunit_case sync_cases[] = {
 	KUNIT_CASE(setcallout_rearm_running_stays_on_cpu),
 	KUNIT_CASE(unsetcallout_running_does_not_wait),
@@ -251,6 +275,7 @@ static struct kunit_case sync_cases[] = {
 	KUNIT_CASE(unsetcallout_sync_waits_for_running),
 	KUNIT_CASE(unsetcallout_sync_running_rearmed_returns_pending),
 	KUNIT_CASE(unsetcallout_sync_stops_self_rearming),
+	KUNIT_CASE(callout_init_running_returns_ebusy),
 	{}
 };
 

@@ -11,9 +11,11 @@
  * (-EINVAL) with nothing changed; with a precision the function begins
  * within it.  A CALLOUT_PINNED callout stays on the CPU it was first armed
  * on, wherever it is re-armed from.  callout_forward() keeps a periodic
- * callout's deadlines exactly a period apart, 10,000 periods long, and
- * skips the periods it missed; after unsetcallout_shutdown() no call arms
- * the callout, not even from its running function, until callout_init().
+ * callout's deadlines exactly a period apart, 10,000 periods long,
+ * skips the periods it missed, and leaves one not yet due as it is
+ * (returning 0, as hrtimer_forward()); after unsetcallout_shutdown() no
+ * call arms the callout, not even from its running function, until
+ * callout_init().
  *
  * Which tick twheel picks within a window, and how overlapping windows
  * share ticks and interrupts, is not visible to a client: suite
@@ -802,10 +804,12 @@ static void setcallout_on_cpu_runs_there(struct kunit *test)
 
 /*
  * setcallout_on() naming one CPU for a callout whose function is running
- * on another leaves it there: its next run is on that other CPU, after
- * the first has returned.
+ * on another: it stays there while the function runs, and moves to the
+ * CPU named once the function has returned, so its next run is on that
+ * CPU, after the first has returned, never beside it.  (Before the fix
+ * it stayed on the CPU it ran on.)
  */
-static void setcallout_on_running_elsewhere_stays(struct kunit *test)
+static void setcallout_on_running_elsewhere_moves_after(struct kunit *test)
 {
 	struct client *ctx = test->priv;
 	struct hold *h = &ctx->hold;
@@ -818,15 +822,15 @@ static void setcallout_on_running_elsewhere_stays(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, r.ret, 0);
 	KUNIT_ASSERT_TRUE_MSG(test, wait_count(&h->entered, 1, LOST_NS),
 			      "the held function did not start");
-	/* running on B -> pending on B, running on B */
+	/* running on B -> pending on B, running on B -> pending on A */
 	ret = setcallout_on(&h->c, hold_fn, h, 0, 0, ctx->cpu_a, 0);
 	atomic_set_release(&h->release, 1);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "a running callout is not pending");
 	KUNIT_ASSERT_TRUE(test, wait_count(&h->runs, 2, LOST_NS));
 	KUNIT_EXPECT_EQ(test, h->cpu[0], ctx->cpu_b);
-	KUNIT_EXPECT_EQ_MSG(test, h->cpu[1], ctx->cpu_b,
-			    "moved to CPU %d while running on CPU %d",
-			    h->cpu[1], ctx->cpu_b);
+	KUNIT_EXPECT_EQ_MSG(test, h->cpu[1], ctx->cpu_a,
+			    "armed for CPU %d while running on CPU %d: ran on CPU %d",
+			    ctx->cpu_a, ctx->cpu_b, h->cpu[1]);
 	KUNIT_EXPECT_FALSE_MSG(test, h->overlapped, "ran on two CPUs at once");
 	KUNIT_EXPECT_GE(test, h->start[1], h->end[0]);
 }
@@ -1405,13 +1409,17 @@ static void callout_forward_from_deadline_zero(struct kunit *test)
 /*
  * callout_forward() refuses NULL, a handle never initialised or never
  * armed, a period of 0, and a deadline past KTIME_MAX, with nothing
- * changed; a deadline of KTIME_MAX itself is taken.
+ * changed; a deadline of KTIME_MAX itself is taken.  The pending handle's
+ * deadline is 1 ns, long past, so that it is forwarded at all; interrupts
+ * are off meanwhile, so that it cannot run.
  */
 static void callout_forward_rejects_invalid(struct kunit *test)
 {
 	struct tprobe *idle = &own(test)->t[0], *pend = &own(test)->t[1];
 	struct callout *stray = kunit_kzalloc(test, sizeof(*stray), GFP_KERNEL);
-	ktime_t d0 = ktime_add_ns(ktime_get(), FAR_NS);
+	unsigned long flags;
+	ktime_t when[2];
+	s64 ret[6];
 
 	KUNIT_ASSERT_NOT_NULL(test, stray);
 	KUNIT_EXPECT_EQ(test, callout_forward(NULL, tick_ns(), 0), -EINVAL);
@@ -1420,25 +1428,51 @@ static void callout_forward_rejects_invalid(struct kunit *test)
 			    -EINVAL, "never armed");
 	KUNIT_EXPECT_FALSE(test, callout_pending(&idle->c));
 
-	KUNIT_ASSERT_EQ(test, setcallout_at(&pend->c, tprobe_fn, pend, d0), 0);
-	KUNIT_EXPECT_EQ_MSG(test, callout_forward(&pend->c, 0, 0), -EINVAL,
-			    "period 0");
-	KUNIT_EXPECT_EQ_MSG(test, callout_forward(&pend->c, KTIME_MAX - d0 + 1,
-						  0), -EINVAL,
-			    "KTIME_MAX + 1");
-	KUNIT_EXPECT_EQ_MSG(test, callout_forward(&pend->c, KTIME_MAX, 0),
-			    -EINVAL, "a period of KTIME_MAX");
-	KUNIT_EXPECT_EQ_MSG(test, callout_forward(&pend->c, U64_MAX, 0),
-			    -EINVAL, "a period of U64_MAX");
-	KUNIT_EXPECT_TRUE(test, callout_pending(&pend->c));
-	KUNIT_EXPECT_EQ(test, callout_when(&pend->c), d0);
+	local_irq_save(flags);
+	ret[0] = setcallout_at(&pend->c, tprobe_fn, pend, 1);
+	ret[1] = callout_forward(&pend->c, 0, 0);
+	ret[2] = callout_forward(&pend->c, KTIME_MAX, 0);
+	ret[3] = callout_forward(&pend->c, U64_MAX, 0);
+	ret[4] = callout_pending(&pend->c);
+	when[0] = callout_when(&pend->c);
+	ret[5] = callout_forward(&pend->c, KTIME_MAX - 1, 0);
+	when[1] = callout_when(&pend->c);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ret[0], 0LL);
+	KUNIT_EXPECT_EQ_MSG(test, ret[1], (s64)-EINVAL, "period 0");
+	KUNIT_EXPECT_EQ_MSG(test, ret[2], (s64)-EINVAL, "KTIME_MAX + 1");
+	KUNIT_EXPECT_EQ_MSG(test, ret[3], (s64)-EINVAL, "a period of U64_MAX");
+	KUNIT_EXPECT_EQ(test, ret[4], 1LL);
+	KUNIT_EXPECT_EQ(test, when[0], 1LL);
 
-	KUNIT_EXPECT_EQ_MSG(test, callout_forward(&pend->c, KTIME_MAX - d0, 0),
-			    1LL, "to KTIME_MAX");
+	KUNIT_EXPECT_EQ_MSG(test, ret[5], 1LL, "to KTIME_MAX");
 	KUNIT_EXPECT_TRUE(test, callout_pending(&pend->c));
-	KUNIT_EXPECT_EQ(test, callout_when(&pend->c), KTIME_MAX);
+	KUNIT_EXPECT_EQ(test, when[1], KTIME_MAX);
 	KUNIT_EXPECT_EQ(test, unsetcallout(&pend->c), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&pend->runs), 0);
+}
+
+/*
+ * callout_forward() before the last deadline has come: 0, and the
+ * callout is left as it is, pending with its deadline, as
+ * hrtimer_forward() leaves a timer not yet expired; so calling it twice
+ * does not move the deadline twice.  Cancelled, it stays idle.  (Before
+ * the fix, each call moved the deadline on by a period and returned 1.)
+ */
+static void callout_forward_before_deadline_leaves_it(struct kunit *test)
+{
+	struct tprobe *t = &own(test)->t[0];
+	ktime_t d0 = ktime_add_ns(ktime_get(), FAR_NS);
+
+	KUNIT_ASSERT_EQ(test, setcallout_at(&t->c, tprobe_fn, t, d0), 0);
+	KUNIT_EXPECT_EQ(test, callout_forward(&t->c, tick_ns(), 0), 0LL);
+	KUNIT_EXPECT_EQ(test, callout_forward(&t->c, tick_ns(), 0), 0LL);
+	KUNIT_EXPECT_TRUE(test, callout_pending(&t->c));
+	KUNIT_EXPECT_EQ(test, callout_when(&t->c), d0);
+	/* pending -> idle: not armed again before its deadline */
+	KUNIT_EXPECT_EQ(test, unsetcallout(&t->c), 1);
+	KUNIT_EXPECT_EQ(test, callout_forward(&t->c, tick_ns(), 0), 0LL);
+	KUNIT_EXPECT_FALSE(test, callout_pending(&t->c));
 }
 
 static void sd_fn(void *arg);
@@ -1613,11 +1647,13 @@ static void try_shutdown_fn(void *data)
 KUNIT_ARRAY_PARAM_DESC(atomic, atomic_cases, desc);
 
 /*
- * unsetcallout_shutdown() from atomic context: -EDEADLK, and nothing
- * changed: not shut down, a pending handle still pending and re-armed by
- * setcallout() (1), an idle one armed by it (0).
+ * unsetcallout_shutdown() from atomic context, no function running: the
+ * pending handle is cancelled (1) and the idle one left idle (0), both
+ * shut down; no arming takes either afterwards.  (Before the fix, both
+ * calls returned -EDEADLK and changed nothing, so the pending handle
+ * stayed armed.)
  */
-static void unsetcallout_shutdown_atomic_context_returns_edeadlk(struct kunit *test)
+static void unsetcallout_shutdown_atomic_context_cancels(struct kunit *test)
 {
 	const struct atomic_case *ac = test->param_value;
 	struct tprobe *pend = &own(test)->t[0], *idle = &own(test)->t[1];
@@ -1626,26 +1662,28 @@ static void unsetcallout_shutdown_atomic_context_returns_edeadlk(struct kunit *t
 
 	KUNIT_ASSERT_EQ(test, setcallout_at(&pend->c, tprobe_fn, pend, d0), 0);
 	run_in(test, ac->where, try_shutdown_fn, &ts);
-	KUNIT_EXPECT_EQ_MSG(test, ts.ret[0], -EDEADLK, "pending, %s", ac->desc);
-	KUNIT_EXPECT_TRUE(test, ts.pending[0]);
-	KUNIT_EXPECT_EQ_MSG(test, ts.ret[1], -EDEADLK, "idle, %s", ac->desc);
+	KUNIT_EXPECT_EQ_MSG(test, ts.ret[0], 1, "pending, %s", ac->desc);
+	KUNIT_EXPECT_FALSE(test, ts.pending[0]);
+	KUNIT_EXPECT_EQ_MSG(test, ts.ret[1], 0, "idle, %s", ac->desc);
 	KUNIT_EXPECT_FALSE(test, ts.pending[1]);
 
-	KUNIT_EXPECT_EQ(test, callout_when(&pend->c), d0);
+	KUNIT_EXPECT_EQ(test, callout_when(&pend->c), KTIME_MAX);
 	KUNIT_EXPECT_EQ_MSG(test, setcallout_ns(&pend->c, tprobe_fn, pend,
-						FAR_NS), 1, "shut down");
+						FAR_NS), 0, "shut down");
 	KUNIT_EXPECT_EQ_MSG(test, setcallout_ns(&idle->c, tprobe_fn, idle,
 						FAR_NS), 0, "shut down");
-	KUNIT_EXPECT_TRUE(test, callout_pending(&idle->c));
-	KUNIT_EXPECT_EQ(test, unsetcallout(&pend->c), 1);
-	KUNIT_EXPECT_EQ(test, unsetcallout(&idle->c), 1);
+	KUNIT_EXPECT_FALSE(test, callout_pending(&pend->c));
+	KUNIT_EXPECT_FALSE(test, callout_pending(&idle->c));
+	KUNIT_EXPECT_EQ(test, unsetcallout(&pend->c), 0);
+	KUNIT_EXPECT_EQ(test, unsetcallout(&idle->c), 0);
 }
 
 /*
- * unsetcallout_shutdown() from the callout's own function: -EDEADLK, and
- * not shut down: the function's re-arm after it arms the callout.
+ * unsetcallout_shutdown() from the callout's own function: -EDEADLK (it
+ * cannot wait for itself), but shut down: the function's re-arm after it
+ * returns 0 and arms nothing.
  */
-static void unsetcallout_shutdown_own_function_returns_edeadlk(struct kunit *test)
+static void unsetcallout_shutdown_own_function_shuts_down(struct kunit *test)
 {
 	struct sd *s = &own(test)->sd;
 
@@ -1654,8 +1692,8 @@ static void unsetcallout_shutdown_own_function_returns_edeadlk(struct kunit *tes
 	KUNIT_ASSERT_TRUE(test, wait_count(&s->runs, 1, LOST_NS));
 	KUNIT_EXPECT_EQ(test, s->ret[0], (s64)-EDEADLK);
 	KUNIT_EXPECT_EQ_MSG(test, s->ret[1], 0LL, "re-arming itself after that");
-	KUNIT_EXPECT_TRUE(test, s->pending_after);
-	KUNIT_EXPECT_EQ(test, unsetcallout(&s->c), 1);
+	KUNIT_EXPECT_FALSE(test, s->pending_after);
+	KUNIT_EXPECT_EQ(test, unsetcallout(&s->c), 0);
 }
 
 static void tctx_setup(void *data)
@@ -1722,7 +1760,7 @@ static struct kunit_case time_cases[] = {
 	KUNIT_CASE(callout_when_in_own_function_after_rearm),
 	KUNIT_CASE_SLOW(setcallout_on_many_deadlines_never_early),
 	KUNIT_CASE(setcallout_on_cpu_runs_there),
-	KUNIT_CASE(setcallout_on_running_elsewhere_stays),
+	KUNIT_CASE(setcallout_on_running_elsewhere_moves_after),
 	KUNIT_CASE_PARAM(setcallout_on_bad_cpu_or_flags_returns_einval,
 			 bad_on_gen_params),
 	KUNIT_CASE(setcallout_on_null_or_uninitialised_returns_einval),
@@ -1737,11 +1775,12 @@ static struct kunit_case time_cases[] = {
 	KUNIT_CASE(callout_forward_skips_missed_periods),
 	KUNIT_CASE(callout_forward_from_deadline_zero),
 	KUNIT_CASE(callout_forward_rejects_invalid),
+	KUNIT_CASE(callout_forward_before_deadline_leaves_it),
 	KUNIT_CASE(unsetcallout_shutdown_stops_self_rearming),
 	KUNIT_CASE(unsetcallout_shutdown_later_armings_arm_nothing),
-	KUNIT_CASE_PARAM(unsetcallout_shutdown_atomic_context_returns_edeadlk,
+	KUNIT_CASE_PARAM(unsetcallout_shutdown_atomic_context_cancels,
 			 atomic_gen_params),
-	KUNIT_CASE(unsetcallout_shutdown_own_function_returns_edeadlk),
+	KUNIT_CASE(unsetcallout_shutdown_own_function_shuts_down),
 	{}
 };
 
