@@ -65,8 +65,10 @@ rmmod twheel_workload"
 
 note "demo on $label: twheel ${twheel_params:-(defaults)}; workload $workload for $duration s"
 status=0
+# The guest says nothing while the workload runs, for as long as asked:
+# no silence limit, the cap stops it.
 "$here/qemu-run.sh" --kernel "$bzimage" --log "$log" \
-	--timeout $((duration + 300)) \
+	--timeout $((duration + 300)) --silence 0 \
 	--file "$wl:/lib/twheel/twheel_workload.ko" --run "$run" \
 	"$twheel${twheel_params:+:$twheel_params}" || status=$?
 

@@ -28,7 +28,9 @@ kdir=$("$here/build-kernel.sh" "$v" "$here/test-kernel.config" \
 	"$here/kcsan-kernel.config")
 mkdir -p "$TWHEEL_TOP/build"
 : >"$counts"
-run_suites "$v-kcsan" "$kdir" "$counts" "" --timeout 1800 || status=1
+# Twice run-tests.sh's limits: every case runs slower under KCSAN.
+run_suites "$v-kcsan" "$kdir" "$counts" "" --timeout 4800 --silence 1200 ||
+	status=1
 
 note "make kcsan took $(( $(date +%s) - start )) s"
 print_counts "$counts"

@@ -73,13 +73,14 @@ rmmod twheel"
 	log=$out/console-$s.log
 	: >"$log"
 	note "pair trace: scheme $s, gdb on port $port; console in $log"
+	# No silence limit: the guest prints nothing while gdb steps it.
 	"$here/qemu-run.sh" --kernel "$bzimage" --log "$log" --timeout 900 \
-		--append "nokaslr tsc=reliable clocksource=tsc" \
+		--silence 0 --append "nokaslr tsc=reliable clocksource=tsc" \
 		--file "$twheel:/lib/twheel/twheel.ko" \
 		--file "$out/build/bench/twheel_bench.ko:/lib/twheel/twheel_bench.ko" \
 		--qemu -gdb --qemu "tcp:127.0.0.1:$port" --run "$run" &
 	guest=$!
-	# qemu-run.sh runs QEMU under timeout(1), which passes a TERM on.
+	# qemu-run.sh stops QEMU when it gets a TERM; QEMU gets one too.
 	stop_guest() {
 		kill $(pgrep -P $guest) $guest 2>/dev/null || true
 	}

@@ -88,8 +88,10 @@ echo twheel-record: end
 
 note "recording timer traffic on debian-$ver: ${idle_s} s idle, ${work_s} s of" \
 	"HTTP over loopback, ${idle_s} s idle; console in $log"
+# The guest is quiet while it idles and serves (IDLE_S, WORK_S): no silence
+# limit, the cap stops it.
 "$here/qemu-run.sh" --kernel "$bzimage" --log "$log" --timeout 600 \
-	--memory 1024 --append "tsc=reliable clocksource=tsc" --run "$run" ||
+	--silence 0 --memory 1024 --append "tsc=reliable clocksource=tsc" --run "$run" ||
 	die "the guest failed; see $log"
 tr -d '\r' <"$log" | sed -n '/^twheel-record: begin$/,/^twheel-record: end$/p' |
 	sed '1d;$d' | base64 -d | gunzip >"$dir/trace.txt" ||

@@ -6,6 +6,11 @@
 # Runs run-tests.sh, the step "make check" uses for each kernel, on modules
 # from scripts/selftest/ that break a run in one way each, and checks that
 # it exits non-zero with the right message; and that a clean run passes.
+# Of a guest that will not finish, what is limited is silence, not time: a
+# guest that hangs, or one that only falls silent for longer than the
+# silence limit, is killed for it, while a slow one that keeps printing
+# passes though it runs three times that limit, and is stopped only at
+# the overall cap, which must hold too.
 # VERSION is the test kernel to use (default: the newest supported).
 #
 # Some checks use twheel itself: a client that calls unsetcallout_sync()
@@ -34,16 +39,21 @@ make -C "$kdir" M="$out" W=1 KBUILD_EXTRA_SYMBOLS="$(dirname "$twheel")/Module.s
 
 failures=0
 
-# expect NAME WANT-STATUS PATTERN TIMEOUT MODULE...
+# expect NAME WANT-STATUS PATTERN LIMITS MODULE...
 # WANT-STATUS is "pass" or "fail"; PATTERN must appear in the report.
+# LIMITS is the guest's overall cap in seconds, or CAP/SILENCE to set its
+# silence limit too (run-tests.sh's default otherwise).
 expect() {
-	local name=$1 want=$2 pattern=$3 timeout=$4 status=0 mods=()
+	local name=$1 want=$2 pattern=$3 timeout=${4%/*} status=0 mods=()
+	local silence=()
+	[ "$timeout" = "$4" ] || silence=(--silence "${4#*/}")
 	shift 4
 	for m in "$@"; do
 		case "$m" in /*) mods+=("$m") ;; *) mods+=("$out/$m.ko") ;; esac
 	done
 	"$here/run-tests.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
 		--label "selftest-$name" --timeout "$timeout" \
+		${silence[@]+"${silence[@]}"} \
 		--log "$out/$name.console.log" "${mods[@]}" \
 		>"$out/$name.report" 2>&1 || status=$?
 
@@ -62,7 +72,12 @@ expect clean pass '^1 passed, 0 failed$' 600 harness_pass
 expect failing-case fail 'failed case: harness_fail_fails' 600 harness_fail
 expect warning fail 'problem: kernel warning' 600 harness_warn harness_pass
 expect no-load fail 'insmod harness_noload failed' 600 harness_noload harness_pass
-expect hang fail 'did not reach the end|killed after' 60 harness_hang harness_pass
+# Each kill must be for its own reason: silence for the first two, the cap
+# for the last; harness_slow's case lasts 60 s, its lines 5 s apart.
+expect hang fail 'problem: guest silent for 20 s, killed' 60/20 harness_hang harness_pass
+expect silent fail 'problem: guest silent for 20 s, killed' 120/20 harness_silent harness_pass
+expect slow pass '^2 passed, 0 failed$' 120/20 harness_slow harness_pass
+expect cap fail 'problem: guest killed after 30 s' 30/20 harness_slow harness_pass
 expect lockdep fail 'problem: lockdep report' 600 "$twheel" harness_lockdep harness_pass
 # Each bad parameter is refused, saying why, and nothing else happens (the
 # run's judge fails on any oops or warning besides the refused insmod).
@@ -135,7 +150,7 @@ judge line-only-its-line fail 'problem: kernel warning' \
 	"twheel-expect: line ^twheel: unloading with 1 callouts\n$leak$splat"
 judge line-missing fail 'problem: expected line not seen: \^twheel: unloading' \
 	"twheel-expect: line ^twheel: unloading with 1 callouts\n"
-checks=$((16 + 3 * $(wc -w <<<"$TWHEEL_KERNELS")))
+checks=$((19 + 3 * $(wc -w <<<"$TWHEEL_KERNELS")))
 
 # The style checks fail on one finding of each kind, in a copy of the tree.
 style_fault() {
