@@ -21,6 +21,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <kunit/visibility.h>
 
 #include "twheel_internal.h"
 
@@ -192,10 +193,30 @@ static const struct file_operations stats_fops = {
 	.release = single_release,
 };
 
+/**
+ * twheel_span_format() - a hierarchy's span, in ticks and in time
+ * @buf: where to, NUL-terminated.
+ * @size: the size of @buf.
+ * @span: the span in ticks (twheel_span()).
+ * @tick: the tick length in ns.
+ *
+ * The time is in ms, rounded down.
+ *
+ * Context: any.
+ * Return: the length of the text, as scnprintf().
+ */
+int twheel_span_format(char *buf, size_t size, u64 span, u64 tick)
+{
+	return scnprintf(buf, size, "%llu ticks (%llu ms)", span,
+			 mul_u64_u64_div_u64(span, tick, NSEC_PER_MSEC));
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_span_format);
+
 static int config_show(struct seq_file *m, void *v)
 {
 	const struct twheel_geometry *geo = twheel_geometry();
-	u64 tick = twheel_tick_ns(), span = twheel_span(geo);
+	u64 tick = twheel_tick_ns();
+	char span[TWHEEL_SPAN_TEXT];
 	unsigned int n;
 
 	seq_puts(m, "version: " TWHEEL_VERSION "\n");
@@ -204,8 +225,9 @@ static int config_show(struct seq_file *m, void *v)
 	for (n = 0; n < geo->levels; n++)
 		seq_printf(m, " %u", geo->slots[n]);
 	seq_printf(m, "\ntick_ns: %llu\n", tick);
-	seq_printf(m, "span: %llu ticks (%llu ms); longer intervals wait at the top level\n",
-		   span, mul_u64_u64_div_u64(span, tick, NSEC_PER_MSEC));
+	twheel_span_format(span, sizeof(span), twheel_span(geo), tick);
+	seq_printf(m, "span: %s; longer intervals wait at the top level\n",
+		   span);
 	seq_printf(m, "max_ticks: %lu\n", CALLOUT_MAX_TICKS);
 	seq_printf(m, "bytes: callout %zu, timeout entry %zu\n",
 		   sizeof(struct callout), twheel_timeout_entry_size());

@@ -212,7 +212,12 @@ unsigned long twheel_timeout_cancel_if(twheel_match_fn match, void *data,
 unsigned long twheel_forget_module(struct module *mod);
 
 /* twheel_debugfs.c */
+
+/* Room for twheel_span_format()'s text: two u64s and their words. */
+#define TWHEEL_SPAN_TEXT	64
+
 void twheel_debugfs_init(void);
 void twheel_debugfs_exit(void);
+int twheel_span_format(char *buf, size_t size, u64 span, u64 tick);
 
 #endif /* _TWHEEL_INTERNAL_H */
