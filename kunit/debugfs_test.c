@@ -23,6 +23,7 @@
 
 #include "twheel.h"
 #include "twheel_compat.h"
+#include "twheel_internal.h"
 #include "wait.h"
 #include "../bench/twheel_dfs.h"
 
@@ -198,6 +199,57 @@ static void config_matches_api(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "geometry: "));
 }
 
+/* A span and a tick length, and what config says of them. */
+struct span_case {
+	u64 span;
+	u64 tick;
+	const char *want;
+	const char *desc;
+};
+
+static const struct span_case span_cases[] = {
+	{ 1ULL << 24, 1000000, "16777216 ticks (16777216 ms)",
+	  "the default: 2^24 ticks of 1 ms" },
+	{ 18446744073709551ULL, 1000000000,
+	  "18446744073709551 ticks (18446744073709551000 ms)",
+	  "the most ticks of 1 s whose ms fit a u64" },
+	{ 18446744073709552ULL, 1000000000,
+	  "18446744073709552 ticks (18446744073709552 s)",
+	  "one tick of 1 s more: in s" },
+	{ 1ULL << 56, 1000000000,
+	  "72057594037927936 ticks (72057594037927936 s)",
+	  "7 levels of 256 slots, ticks of 1 s: 7.2 * 10^19 ms" },
+	{ 1ULL << 62, 1000000000,
+	  "4611686018427387904 ticks (4611686018427387904 s)",
+	  "the widest span twheel takes, ticks of 1 s" },
+	{ 1ULL << 62, 999999999,
+	  "4611686018427387904 ticks (4611686013815701885 s)",
+	  "the widest span, ticks just short of 1 s: rounded down" },
+	{ U64_MAX, U64_MAX,
+	  "18446744073709551615 ticks (more than 18446744073709551615 s)",
+	  "past any unit: said so" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(span, span_cases, desc);
+
+/*
+ * twheel_span_format() says how long a span is in ms, or in s where the
+ * ms would not fit a u64, rounded down; past that, that it is longer
+ * than the most seconds a u64 holds.  The ms of 2^56 ticks of 1 s, a
+ * geometry twheel takes (7 levels of 256 slots), pass 64 bits: x86-64's
+ * divq, in mul_u64_u64_div_u64(), takes that for a divide error.
+ */
+static void span_format_picks_unit_that_fits(struct kunit *test)
+{
+	const struct span_case *p = test->param_value;
+	char buf[TWHEEL_SPAN_TEXT];
+	int len;
+
+	len = twheel_span_format(buf, sizeof(buf), p->span, p->tick);
+	KUNIT_EXPECT_STREQ(test, buf, p->want);
+	KUNIT_EXPECT_EQ(test, len, (int)strlen(p->want));
+}
+
 static void marker_fn(void *arg)
 {
 }
@@ -343,6 +395,7 @@ static struct kunit_case twheel_debugfs_cases[] = {
 	KUNIT_CASE(stats_counts_known_workload),
 	KUNIT_CASE(stats_write_zero_resets),
 	KUNIT_CASE(config_matches_api),
+	KUNIT_CASE_PARAM(span_format_picks_unit_that_fits, span_gen_params),
 	KUNIT_CASE(callouts_lists_pending_bounded),
 	KUNIT_CASE_SLOW(files_read_under_load),
 	{}
@@ -358,3 +411,4 @@ kunit_test_suite(twheel_debugfs_suite);
 
 MODULE_DESCRIPTION("KUnit tests of twheel's debugfs files");
 MODULE_LICENSE("GPL");
+TWHEEL_IMPORT_KUNIT_NS();
