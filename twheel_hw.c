@@ -1582,10 +1582,13 @@ void twheel_stats_reset(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_stats_reset);
 
-/* Copy the callouts of list @head into @info, up to @max; false when full. */
+/*
+ * Copy the callouts of list @head into @info, up to @max; false when full.
+ * Count the entries looked at in *@seen.
+ */
 static bool copy_callouts(const struct list_head *head,
 			  struct twheel_callout_info *info, unsigned long max,
-			  unsigned long *n)
+			  unsigned long *n, u64 *seen)
 {
 	const struct twheel_entry *e;
 
@@ -1593,6 +1596,7 @@ static bool copy_callouts(const struct list_head *head,
 		const struct callout *c = container_of(e, struct callout,
 						       entry);
 
+		(*seen)++;
 		/* A paused twheel_engine_cancel_if()'s mark. */
 		if (e->slot == TWHEEL_SLOT_IDLE)
 			continue;
@@ -1623,12 +1627,15 @@ unsigned long twheel_callouts_read(unsigned int cpu,
 	struct twheel *w = &base->wheel;
 	unsigned long flags, n = 0, total;
 	unsigned int i;
+	u64 seen = 0;
 	bool room;
 
 	raw_spin_lock_irqsave(&base->lock, flags);
 	for (i = 0, room = true; room && i < twheel_lists(w); i++)
-		room = copy_callouts(twheel_list(w, i), info, max, &n);
+		room = copy_callouts(twheel_list(w, i), info, max, &n, &seen);
 	total = w->count;
+	/* Each list looked at, and each entry. */
+	base->stats.walk_max = max(base->stats.walk_max, seen + i);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	*copied = n;
 	return total;

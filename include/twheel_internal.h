@@ -121,6 +121,10 @@ static inline u64 twheel_div_recip(u64 n, u64 d, u64 recip)
  * @work_entries: histogram of the entries each hrtimer interrupt handled:
  *	run, moved down a level, or looked at and left.
  * @work_max: the most entries one hrtimer interrupt handled.
+ * @walk_max: the most entries and lists the debugfs listing of the
+ *	pending callouts (twheel_callouts_read()) looked at in one hold of
+ *	the lock.  For KUnit, which reads it with twheel_stats_read(); not a
+ *	column of "stats".
  *
  * The counters debugfs shows, and sums over the CPUs, are the u64 fields
  * that twheel_debugfs.c's column table names: a new one needs its field
@@ -143,6 +147,7 @@ struct twheel_cpu_stats {
 	u64 book_ns[TWHEEL_HIST_BUCKETS];
 	u64 work_entries[TWHEEL_HIST_BUCKETS];
 	u64 work_max;
+	u64 walk_max;
 };
 
 /* One pending callout, as debugfs lists it. */
