@@ -67,6 +67,15 @@
  * twheel_timeout_cancel_if(), which twheel_timeout_exit() uses at unload.
  * While its function runs, the entry stays hashed but not pending, so
  * untimeout() passes it over, to the key's next older entry.
+ *
+ * twheel_timeout_cancel_if() walks a chain %TWHEEL_BATCH entries at a
+ * time, and holds its place while the stripe lock is dropped with a mark:
+ * an entry of no function, which timeout() never hashes (is_mark()),
+ * either in the chain as a key of its own, before the key to walk next,
+ * which no lookup finds, or among a key's older entries, before those to
+ * walk next, which untimeout() passes over.  A key whose newest entry
+ * goes from before such a mark has had none of its others walked: the
+ * mark moves into the chain, before the key (key_del()).
  */
 
 /**
@@ -158,6 +167,53 @@ struct twheel_timeout {
 		struct twheel_timeout *free_next;
 	};
 };
+
+/* Where a walk of a bucket's chain paused: see &struct cancel_walk. */
+enum walk_place {
+	WALK_START,
+	WALK_CHAIN,
+	WALK_DUPS,
+};
+
+/**
+ * struct cancel_walk - twheel_timeout_cancel_if()'s walk of the table
+ * @mark: the walk's place in the bucket it walks while the stripe lock is
+ *	dropped, an entry with no function: with @place %WALK_CHAIN a key of
+ *	its own in the chain, before the key to walk next; with %WALK_DUPS
+ *	one of the older entries of the key (@func, @arg), before those to
+ *	walk next; with %WALK_START nowhere, the bucket to be walked from its
+ *	first key.  Locked by the bucket's stripe lock.
+ * @place: see @mark.  key_del() sets it to %WALK_CHAIN when it moves the
+ *	mark into the chain.
+ * @func: with @arg, the key @mark is among the older entries of.
+ * @arg: see @func.
+ * @match: the walk's test of an entry.
+ * @data: passed to @match.
+ * @first: if not %NULL, where to store the function of the first entry
+ *	cancelled.
+ * @cancelled: how many were cancelled so far.
+ * @spill: entries unhashed that the local CPU's list did not keep, for
+ *	the walk to free with the stripe lock dropped.
+ *
+ * One walk at a time: the growth mutex is held.
+ */
+struct cancel_walk {
+	struct twheel_timeout mark;
+	enum walk_place place;
+	callout_func_t func;
+	void *arg;
+	twheel_match_fn match;
+	void *data;
+	callout_func_t *first;
+	unsigned long cancelled;
+	struct twheel_timeout *spill;
+};
+
+/* A paused walk's mark: no entry timeout() hashes has a %NULL function. */
+static bool is_mark(const struct twheel_timeout *t)
+{
+	return !t->c.func;
+}
 
 /**
  * struct twheel_htab - one size of the hash table
@@ -371,6 +427,10 @@ static void key_add(struct twheel_timeout **head, struct twheel_timeout **link,
 	*link = t;
 }
 
+static bool key_del_before_mark(struct twheel_timeout **link,
+				struct twheel_timeout *t,
+				struct twheel_timeout *mark);
+
 /*
  * Unhash @t, an entry of the key whose newest @link points at; if @t is
  * the newest, the next older takes its place.  Called under the chain's
@@ -391,11 +451,37 @@ static inline bool key_del(struct twheel_timeout **link,
 		return true;
 	}
 	next = hlist_entry(t->dups.first, struct twheel_timeout, dup);
+	if (unlikely(is_mark(next)))
+		return key_del_before_mark(link, t, next);
 	hlist_del(&next->dup);
 	next->next_key = t->next_key;
 	hlist_move_list(&t->dups, &next->dups);
 	*link = next;
 	return false;
+}
+
+/*
+ * key_del() of @t, the newest entry of its key, with a paused walk's
+ * @mark first among the older ones: the walk has walked @t and none of
+ * the others.  @t goes as it would without the mark, and the mark moves
+ * into the chain, just before the key, whose entries the walk then walks
+ * from the newest; or, if @t was the last, where the key was.
+ */
+static bool key_del_before_mark(struct twheel_timeout **link,
+				struct twheel_timeout *t,
+				struct twheel_timeout *mark)
+{
+	struct cancel_walk *walk = container_of(mark, struct cancel_walk,
+						mark);
+	bool gone;
+
+	hlist_del(&mark->dup);
+	gone = key_del(link, t);
+	mark->next_key = *link;
+	INIT_HLIST_HEAD(&mark->dups);
+	*link = mark;
+	walk->place = WALK_CHAIN;
+	return gone;
 }
 
 /*
@@ -411,7 +497,7 @@ static struct twheel_timeout *key_cancel(struct twheel_timeout **link)
 	if (twheel_cancel_timeout(&t->c) == 1)
 		return t;
 	hlist_for_each_entry(t, &(*link)->dups, dup) {
-		if (twheel_cancel_timeout(&t->c) == 1)
+		if (!is_mark(t) && twheel_cancel_timeout(&t->c) == 1)
 			return t;
 	}
 	return NULL;
@@ -892,54 +978,135 @@ static void keep_or_spill(struct twheel_timeout *t,
 }
 
 /*
- * Of bucket @b's chain in @tab, cancel and unhash up to TWHEEL_BATCH
- * pending entries that @match accepts; what the local CPU's list does not
- * keep goes on @spill, for the caller to free.  The growth mutex is held.
- * Return: how many were cancelled.
+ * Take @walk's mark out of the chain at @head, where it paused, and return
+ * the link to the key it stood at, or before; *@pos is the older entry of
+ * that key to go on from (%NULL: the key is done), or @walk->place is
+ * %WALK_START, to walk the key from its newest entry.  Finding the key
+ * walks the keys before it, as a lookup does.  Called under the chain's
+ * stripe lock.  Return: %NULL if the walk has lost its place, which
+ * key_del() should not let happen.
  */
-static unsigned int bucket_cancel_if(struct twheel_htab *tab, u32 b,
-				     twheel_match_fn match, void *data,
-				     callout_func_t *first,
-				     struct twheel_timeout **spill)
+static struct twheel_timeout **walk_resume(struct twheel_timeout **head,
+					   struct cancel_walk *walk,
+					   struct hlist_node **pos)
+{
+	struct twheel_timeout **link = head;
+
+	*pos = NULL;
+	switch (walk->place) {
+	case WALK_START:
+		return link;
+	case WALK_CHAIN:
+		while (*link && *link != &walk->mark)
+			link = &(*link)->next_key;
+		if (WARN_ON_ONCE(!*link))
+			return NULL;
+		*link = walk->mark.next_key;
+		break;
+	case WALK_DUPS:
+		*pos = walk->mark.dup.next;
+		hlist_del(&walk->mark.dup);
+		link = key_find(head, walk->func, walk->arg);
+		if (WARN_ON_ONCE(!link))
+			return NULL;
+		break;
+	}
+	walk->place = WALK_START;
+	return link;
+}
+
+/* Leave @walk's mark in the chain at @link, before the key there. */
+static void walk_pause_chain(struct twheel_timeout **link,
+			     struct cancel_walk *walk)
+{
+	walk->mark.next_key = *link;
+	INIT_HLIST_HEAD(&walk->mark.dups);
+	*link = &walk->mark;
+	walk->place = WALK_CHAIN;
+}
+
+/*
+ * Leave @walk's mark among the older entries of the key whose newest
+ * @link points at, before @pos.
+ */
+static void walk_pause_dups(struct twheel_timeout **link,
+			    struct hlist_node *pos, struct cancel_walk *walk)
+{
+	hlist_add_before(&walk->mark.dup, pos);
+	walk->func = (*link)->c.func;
+	walk->arg = (*link)->c.arg;
+	walk->place = WALK_DUPS;
+}
+
+/*
+ * Offer @t, an entry of the key whose newest @link points at, to @walk's
+ * test; if it accepts and @t is pending, cancel and unhash it.  Called
+ * under @s's lock.  Return: true if @t was unhashed.
+ */
+static bool walk_offer(struct twheel_stripe *s, struct twheel_timeout **link,
+		       struct twheel_timeout *t, struct cancel_walk *walk)
+{
+	if (!walk->match(&t->c, walk->data) ||
+	    twheel_cancel_timeout(&t->c) != 1)
+		return false;
+	unhash(s, link, t);
+	if (!walk->cancelled++ && walk->first)
+		*walk->first = t->c.func;
+	keep_or_spill(t, &walk->spill);
+	return true;
+}
+
+/*
+ * Walk bucket @b's chain in @tab on from where @walk paused, offering each
+ * entry, the newest of its key first, to @walk's test: %TWHEEL_BATCH
+ * entries at most, cancelled or not, in one hold of the stripe lock;
+ * then leave the mark where the walk stopped.  The growth mutex is held.
+ * Return: true once the whole chain is walked, and the mark is out.
+ */
+static bool bucket_cancel_if(struct twheel_htab *tab, u32 b,
+			     struct cancel_walk *walk)
 {
 	struct twheel_stripe *s = stripe(b);
-	struct twheel_timeout **link, *t;
-	struct hlist_node *tmp;
-	unsigned int n = 0;
+	unsigned int budget = TWHEEL_BATCH;
+	struct twheel_timeout **link;
+	struct hlist_node *pos, *next;
 	unsigned long flags;
+	bool newest, done = false;
 
 	lockdep_assert_held(&twheel_grow_mutex);
 	flags = stripe_lock_irqsave(s);
-	link = &tab->bucket[b];
-	while (*link && n < TWHEEL_BATCH) {
-		struct twheel_timeout *newest = *link;
-		bool gone = false;
-
-		/* The older entries first: the newest keeps the key's place. */
-		hlist_for_each_entry_safe(t, tmp, &newest->dups, dup) {
-			if (n == TWHEEL_BATCH)
-				break;
-			if (!match(&t->c, data) ||
-			    twheel_cancel_timeout(&t->c) != 1)
+	newest = walk->place != WALK_DUPS;
+	link = walk_resume(&tab->bucket[b], walk, &pos);
+	while (link && *link) {
+		if (newest) {
+			if (!budget) {
+				walk_pause_chain(link, walk);
+				goto out;
+			}
+			budget--;
+			/* Unhashed: what took its place is not walked yet. */
+			if (walk_offer(s, link, *link, walk))
 				continue;
-			unhash(s, link, t);
-			if (!n++ && first)
-				*first = t->c.func;
-			keep_or_spill(t, spill);
+			newest = false;
+			pos = (*link)->dups.first;
 		}
-		if (n < TWHEEL_BATCH && match(&newest->c, data) &&
-		    twheel_cancel_timeout(&newest->c) == 1) {
-			gone = unhash(s, link, newest);
-			if (!n++ && first)
-				*first = newest->c.func;
-			keep_or_spill(newest, spill);
+		for (; pos; pos = next) {
+			if (!budget) {
+				walk_pause_dups(link, pos, walk);
+				goto out;
+			}
+			budget--;
+			next = pos->next;
+			walk_offer(s, link, hlist_entry(pos, struct twheel_timeout,
+							dup), walk);
 		}
-		/* A key gone leaves the next one at @link. */
-		if (!gone)
-			link = &(*link)->next_key;
+		link = &(*link)->next_key;
+		newest = true;
 	}
+	done = true;
+out:
 	stripe_unlock_irqrestore(s, flags);
-	return n;
+	return done;
 }
 
 /**
@@ -951,11 +1118,14 @@ static unsigned int bucket_cancel_if(struct twheel_htab *tab, u32 b,
  *	cancelled; left as it is if none is.
  *
  * Cancels and frees every pending callout armed by timeout() for which
- * @match returns true.  @match is called for every hashed callout, pending
- * or running; one whose function is running is left alone, for the engine
+ * @match returns true.  @match is called once for every callout hashed
+ * throughout, pending or running, and may be or not for one hashed
+ * meanwhile; one whose function is running is left alone, for the engine
  * to wait for, and its release to free.  The table does not grow
- * meanwhile, so that the walk misses no bucket; interrupts are off for one
- * bucket's chain, and at most %TWHEEL_BATCH cancellations, at a time.
+ * meanwhile, so that the walk misses no bucket.  Interrupts are off for
+ * %TWHEEL_BATCH callouts at a time, cancelled or not, however they are
+ * spread over keys and duplicates, and for a walk of the keys of the
+ * chain before its place when it goes on, as a lookup walks them.
  *
  * Context: process context; sleeps.
  * Return: how many callouts were cancelled.
@@ -963,30 +1133,32 @@ static unsigned int bucket_cancel_if(struct twheel_htab *tab, u32 b,
 unsigned long twheel_timeout_cancel_if(twheel_match_fn match, void *data,
 				       callout_func_t *first)
 {
+	struct cancel_walk walk = {
+		.match = match,
+		.data = data,
+		.first = first,
+	};
 	struct twheel_htab *tab;
-	unsigned long total = 0;
-	unsigned int n;
+	struct twheel_timeout *t;
+	bool done;
 	u32 b;
 
 	mutex_lock(&twheel_grow_mutex);
 	tab = rcu_dereference_protected(twheel_htab,
 					lockdep_is_held(&twheel_grow_mutex));
 	for (b = 0; b < BIT(tab->bits); b++) {
+		walk.place = WALK_START;
 		do {
-			struct twheel_timeout *spill = NULL, *t;
-
-			n = bucket_cancel_if(tab, b, match, data,
-					     total ? NULL : first, &spill);
-			total += n;
-			while ((t = spill)) {
-				spill = t->free_next;
+			done = bucket_cancel_if(tab, b, &walk);
+			while ((t = walk.spill)) {
+				walk.spill = t->free_next;
 				kmem_cache_free(twheel_timeout_cache, t);
 			}
 			cond_resched();
-		} while (n == TWHEEL_BATCH);
+		} while (!done);
 	}
 	mutex_unlock(&twheel_grow_mutex);
-	return total;
+	return walk.cancelled;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_timeout_cancel_if);
 
@@ -1019,7 +1191,7 @@ void twheel_hash_read(unsigned int *bits, unsigned long *longest)
 
 		flags = stripe_lock_irqsave(s);
 		for (t = *chain(htab(), b); t; t = t->next_key)
-			len++;
+			len += !is_mark(t);
 		stripe_unlock_irqrestore(s, flags);
 		*longest = max(*longest, len);
 		if (!(b & 1023))

@@ -764,6 +764,8 @@ static void cursor_unlink(struct twheel *w, struct twheel_cursor *cur)
  * abandon it or destroy it; an entry added behind the mark is not walked.
  * Walkers of the lists (twheel_list()) that may run meanwhile skip an
  * entry whose &twheel_entry.slot is %TWHEEL_SLOT_IDLE: it is a mark.
+ * Other walks with cursors may run meanwhile too: twheel_cursor_next()
+ * passes over their marks.
  *
  * Context: under the owner's lock.
  */
@@ -780,7 +782,7 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_cursor_start);
  * @w: the wheel.
  * @cur: the cursor, from twheel_cursor_start().
  * @budget: what the caller allows before it lets its lock go: each entry
- *	given and each list passed costs one.
+ *	given, each list passed and each other walk's mark passed costs one.
  *
  * The caller may delete the entry it is given, or re-arm it (it may then
  * be given again, if it lands in a list not walked yet).
@@ -799,10 +801,16 @@ struct twheel_entry *twheel_cursor_next(struct twheel *w,
 
 		(*budget)--;
 		if (next != head) {
+			struct twheel_entry *e = list_entry(next,
+					struct twheel_entry, node);
+
 			/* The mark goes past the entry it gives. */
 			cursor_unlink(w, cur);
 			list_add(&cur->mark.node, next);
-			return list_entry(next, struct twheel_entry, node);
+			/* Not pending: another walk's mark, to pass over. */
+			if (twheel_entry_pending(e))
+				return e;
+			continue;
 		}
 		cursor_unlink(w, cur);
 		if (++cur->list < twheel_lists(w))
@@ -811,6 +819,26 @@ struct twheel_entry *twheel_cursor_next(struct twheel *w,
 	return NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_cursor_next);
+
+/**
+ * twheel_cursor_stop() - end a walk before it has given every entry
+ * @w: the wheel.
+ * @cur: the cursor, from twheel_cursor_start().
+ *
+ * Takes the mark out of the wheel, as the end of the walk does; the walk
+ * is then done (twheel_cursor_done()), and @cur may go.  Nothing if it
+ * was done already.
+ *
+ * Context: under the owner's lock.
+ */
+void twheel_cursor_stop(struct twheel *w, struct twheel_cursor *cur)
+{
+	if (twheel_cursor_done(w, cur))
+		return;
+	cursor_unlink(w, cur);
+	cur->list = twheel_lists(w);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_cursor_stop);
 
 /* How many of @left entries to move with @ticks ticks left to do it in. */
 static unsigned long drain_quota(unsigned long left, u64 ticks)

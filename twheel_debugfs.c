@@ -21,6 +21,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <kunit/visibility.h>
 
 #include "twheel_internal.h"
 
@@ -192,10 +193,55 @@ static const struct file_operations stats_fops = {
 	.release = single_release,
 };
 
+/*
+ * @span ticks of @tick ns in units of @unit ns, rounded down, in *@v;
+ * false if that does not fit a u64.  mul_u64_u64_div_u64() may not be
+ * asked for a quotient past 64 bits: x86-64's divq traps on it, a divide
+ * error.  The quotient fits while the product's high 64 bits are below
+ * @unit.
+ */
+static bool span_in(u64 span, u64 tick, u64 unit, u64 *v)
+{
+	if (mul_u64_u64_shr(span, tick, 64) >= unit)
+		return false;
+	*v = mul_u64_u64_div_u64(span, tick, unit);
+	return true;
+}
+
+/**
+ * twheel_span_format() - a hierarchy's span, in ticks and in time
+ * @buf: where to, NUL-terminated.
+ * @size: the size of @buf, %TWHEEL_SPAN_TEXT for the whole text.
+ * @span: the span in ticks (twheel_span()).
+ * @tick: the tick length in ns.
+ *
+ * The time is in ms, or in s where the ms would not fit a u64 (2^56
+ * ticks of 1 s, a span twheel takes, are 7.2 * 10^19 ms), rounded down.
+ * No span twheel takes, at most %TWHEEL_MAX_SPAN ticks of at most
+ * %TWHEEL_MAX_TICK_NS, passes %U64_MAX s; one that does is said to be
+ * more than that.
+ *
+ * Context: any.
+ * Return: the length of the text, as scnprintf().
+ */
+int twheel_span_format(char *buf, size_t size, u64 span, u64 tick)
+{
+	u64 v;
+
+	if (span_in(span, tick, NSEC_PER_MSEC, &v))
+		return scnprintf(buf, size, "%llu ticks (%llu ms)", span, v);
+	if (span_in(span, tick, NSEC_PER_SEC, &v))
+		return scnprintf(buf, size, "%llu ticks (%llu s)", span, v);
+	return scnprintf(buf, size, "%llu ticks (more than %llu s)", span,
+			 U64_MAX);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_span_format);
+
 static int config_show(struct seq_file *m, void *v)
 {
 	const struct twheel_geometry *geo = twheel_geometry();
-	u64 tick = twheel_tick_ns(), span = twheel_span(geo);
+	u64 tick = twheel_tick_ns();
+	char span[TWHEEL_SPAN_TEXT];
 	unsigned int n;
 
 	seq_puts(m, "version: " TWHEEL_VERSION "\n");
@@ -204,8 +250,9 @@ static int config_show(struct seq_file *m, void *v)
 	for (n = 0; n < geo->levels; n++)
 		seq_printf(m, " %u", geo->slots[n]);
 	seq_printf(m, "\ntick_ns: %llu\n", tick);
-	seq_printf(m, "span: %llu ticks (%llu ms); longer intervals wait at the top level\n",
-		   span, mul_u64_u64_div_u64(span, tick, NSEC_PER_MSEC));
+	twheel_span_format(span, sizeof(span), twheel_span(geo), tick);
+	seq_printf(m, "span: %s; longer intervals wait at the top level\n",
+		   span);
 	seq_printf(m, "max_ticks: %lu\n", CALLOUT_MAX_TICKS);
 	seq_printf(m, "bytes: callout %zu, timeout entry %zu\n",
 		   sizeof(struct callout), twheel_timeout_entry_size());

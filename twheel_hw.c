@@ -80,11 +80,14 @@
  * without one of its own.  The lock is dropped while a callout's function
  * runs.  Two base locks are held together only by the CPU hotplug dead
  * callback, which takes its own CPU's first.  No lock is held for more
- * than %TWHEEL_BATCH entries of work: the tick's batches, and the walk of
- * every wheel when a module goes (twheel_engine_cancel_if()), which
- * leaves a cursor's mark in a wheel's list while the lock is dropped.
- * The readers of the lists that may run meanwhile skip it (the debugfs
- * listing); CPU hotplug, whose dead callback empties a wheel, waits.
+ * than %TWHEEL_BATCH entries of work: the tick's batches, and the walks
+ * of a wheel with a cursor, every wheel's when a module goes
+ * (twheel_engine_cancel_if()) and one CPU's for the debugfs listing
+ * (twheel_callouts_read()), each of which leaves its cursor's mark in one
+ * of the wheel's lists while the lock is dropped.  Each holds the wheel
+ * still meanwhile (twheel_engine_freeze(), hold_wheel()), so that the
+ * tick moves no list the mark is in; the walks pass one another's marks,
+ * and CPU hotplug, whose dead callback empties a wheel, waits.
  */
 
 #include <linux/bitfield.h>
@@ -157,8 +160,10 @@ static twheel_release_fn twheel_release;
  *	clears it, and the function is then not called.  Locked by @lock.
  * @waiters: someone sleeps on @wait until @running or @in_tick changes.
  *	Locked by @lock.
- * @frozen: the tick does not advance the wheel, so that no entry moves
- *	and no function starts (twheel_engine_freeze()).  Locked by @lock.
+ * @frozen: while not 0, the tick does not advance the wheel, so that no
+ *	entry moves and no function starts: one for twheel_engine_freeze(),
+ *	one for each walk of the debugfs listing (hold_wheel()).  Locked by
+ *	@lock.
  * @wheel: the CPU's wheel.  Locked by @lock.
  * @timer: the tick: pinned to the CPU, expiring in softirq context.
  * @kick: programs @timer on the CPU, for another CPU that armed a callout
@@ -188,7 +193,7 @@ struct twheel_base {
 	bool in_tick;
 	bool online;
 	bool waiters;
-	bool frozen;
+	unsigned int frozen;
 	bool run_pending;
 	u64 programmed;
 	struct callout *running;
@@ -1879,37 +1884,80 @@ void twheel_stats_reset(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_stats_reset);
 
-/* Copy the callouts of list @head into @info, up to @max; false when full. */
-static bool copy_callouts(const struct list_head *head,
+static bool tick_settled(struct twheel_base *base);
+
+/*
+ * Hold @base's wheel still for a walk that leaves a cursor's mark in it
+ * while the lock is dropped, as twheel_engine_freeze() holds every wheel,
+ * and beside it: no tick advances the wheel (one running, its lock
+ * dropped for a callout's function, is waited for), and CPU hotplug,
+ * whose dead callback empties the wheel, waits.  Callouts due on the CPU
+ * meanwhile run late, on the first tick after release_wheel().
+ */
+static void hold_wheel(struct twheel_base *base)
+	__acquires(cpu_hotplug_lock)
+{
+	cpus_read_lock();
+	raw_spin_lock_irq(&base->lock);
+	base->frozen++;
+	raw_spin_unlock_irq(&base->lock);
+	wait_event(base->wait, tick_settled(base));
+}
+
+static void release_wheel(struct twheel_base *base)
+	__releases(cpu_hotplug_lock)
+{
+	raw_spin_lock_irq(&base->lock);
+	base->frozen--;
+	raw_spin_unlock_irq(&base->lock);
+	cpus_read_unlock();
+}
+
+/*
+ * Copy into @info, from *@n on, the callouts that @cur gives in one hold
+ * of @base's lock: %TWHEEL_BATCH entries or lists at most, and none past
+ * @max, where the walk stops.  Return: true once the walk is done.
+ */
+static bool copy_callouts(struct twheel_base *base, struct twheel_cursor *cur,
 			  struct twheel_callout_info *info, unsigned long max,
 			  unsigned long *n)
 {
-	const struct twheel_entry *e;
+	struct twheel *w = &base->wheel;
+	unsigned int budget = TWHEEL_BATCH;
+	struct twheel_entry *e;
 
-	list_for_each_entry(e, head, node) {
+	lockdep_assert_held(&base->lock);
+	while (*n < max && (e = twheel_cursor_next(w, cur, &budget))) {
 		const struct callout *c = container_of(e, struct callout,
 						       entry);
 
-		/* A paused twheel_engine_cancel_if()'s mark. */
-		if (e->slot == TWHEEL_SLOT_IDLE)
-			continue;
-		if (*n == max)
-			return false;
 		info[*n].func = c->func;
 		info[*n].arg = c->arg;
 		info[*n].expires = e->expires;
 		(*n)++;
 	}
-	return true;
+	base->stats.walk_max = max_t(u64, base->stats.walk_max,
+				     TWHEEL_BATCH - budget);
+	if (*n == max)
+		twheel_cursor_stop(w, cur);
+	return twheel_cursor_done(w, cur);
 }
 
 /**
  * twheel_callouts_read() - copy some of one CPU's pending callouts
  * @cpu: the CPU.
  * @info: room for @max callouts.
- * @max: the most to copy; the lock is held while they are copied.
+ * @max: the most to copy.
  * @copied: how many were copied.
  *
+ * The CPU's wheel is held still (no tick advances it; callouts due
+ * meanwhile run late) and walked with a cursor, the lock held for
+ * %TWHEEL_BATCH entries or lists at a time, as the tick holds it, however
+ * many lists the wheel has.  Every callout pending throughout is copied
+ * once, up to @max; one armed meanwhile may be copied or not, and one
+ * re-armed meanwhile copied twice or not at all.
+ *
+ * Context: process context; sleeps.
  * Return: how many callouts are pending on @cpu, copied or not.
  */
 unsigned long twheel_callouts_read(unsigned int cpu,
@@ -1918,15 +1966,30 @@ unsigned long twheel_callouts_read(unsigned int cpu,
 {
 	struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
 	struct twheel *w = &base->wheel;
-	unsigned long flags, n = 0, total;
-	unsigned int i;
-	bool room;
+	struct twheel_cursor cur;
+	unsigned long n = 0, total;
+	bool done;
 
-	raw_spin_lock_irqsave(&base->lock, flags);
-	for (i = 0, room = true; room && i < twheel_lists(w); i++)
-		room = copy_callouts(twheel_list(w, i), info, max, &n);
-	total = w->count;
-	raw_spin_unlock_irqrestore(&base->lock, flags);
+	*copied = 0;
+	if (!max) {
+		raw_spin_lock_irq(&base->lock);
+		total = w->count;
+		raw_spin_unlock_irq(&base->lock);
+		return total;
+	}
+	hold_wheel(base);
+	raw_spin_lock_irq(&base->lock);
+	twheel_cursor_start(w, &cur);
+	for (;;) {
+		done = copy_callouts(base, &cur, info, max, &n);
+		total = w->count;
+		raw_spin_unlock_irq(&base->lock);
+		if (done)
+			break;
+		cond_resched();
+		raw_spin_lock_irq(&base->lock);
+	}
+	release_wheel(base);
 	*copied = n;
 	return total;
 }
@@ -2072,7 +2135,7 @@ void twheel_engine_freeze(void)
 		struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
 
 		raw_spin_lock_irq(&base->lock);
-		base->frozen = true;
+		base->frozen++;
 		raw_spin_unlock_irq(&base->lock);
 	}
 	for_each_possible_cpu(cpu) {
@@ -2097,7 +2160,7 @@ void twheel_engine_thaw(void)
 		struct twheel_base *base = per_cpu_ptr(twheel_bases, cpu);
 
 		raw_spin_lock_irq(&base->lock);
-		base->frozen = false;
+		base->frozen--;
 		raw_spin_unlock_irq(&base->lock);
 	}
 	cpus_read_unlock();

@@ -255,6 +255,7 @@ void twheel_cursor_start(struct twheel *w, struct twheel_cursor *cur);
 struct twheel_entry *twheel_cursor_next(struct twheel *w,
 					struct twheel_cursor *cur,
 					unsigned int *budget);
+void twheel_cursor_stop(struct twheel *w, struct twheel_cursor *cur);
 
 struct twheel_entry *twheel_first(const struct twheel *w);
 bool twheel_advance_batch(struct twheel *w, u64 to, twheel_expire_fn fn,

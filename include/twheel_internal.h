@@ -121,6 +121,10 @@ static inline u64 twheel_div_recip(u64 n, u64 d, u64 recip)
  * @work_entries: histogram of the entries each hrtimer interrupt handled:
  *	run, moved down a level, or looked at and left.
  * @work_max: the most entries one hrtimer interrupt handled.
+ * @walk_max: the most entries and lists the debugfs listing of the
+ *	pending callouts (twheel_callouts_read()) looked at in one hold of
+ *	the lock.  For KUnit, which reads it with twheel_stats_read(); not a
+ *	column of "stats".
  *
  * The counters debugfs shows, and sums over the CPUs, are the u64 fields
  * that twheel_debugfs.c's column table names: a new one needs its field
@@ -143,6 +147,7 @@ struct twheel_cpu_stats {
 	u64 book_ns[TWHEEL_HIST_BUCKETS];
 	u64 work_entries[TWHEEL_HIST_BUCKETS];
 	u64 work_max;
+	u64 walk_max;
 };
 
 /* One pending callout, as debugfs lists it. */
@@ -212,7 +217,12 @@ unsigned long twheel_timeout_cancel_if(twheel_match_fn match, void *data,
 unsigned long twheel_forget_module(struct module *mod);
 
 /* twheel_debugfs.c */
+
+/* Room for twheel_span_format()'s text: two u64s and their words. */
+#define TWHEEL_SPAN_TEXT	64
+
 void twheel_debugfs_init(void);
 void twheel_debugfs_exit(void);
+int twheel_span_format(char *buf, size_t size, u64 span, u64 tick);
 
 #endif /* _TWHEEL_INTERNAL_H */

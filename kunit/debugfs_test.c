@@ -16,13 +16,16 @@
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
 #include "twheel.h"
 #include "twheel_compat.h"
+#include "twheel_internal.h"
 #include "wait.h"
 #include "../bench/twheel_dfs.h"
 
@@ -198,6 +201,57 @@ static void config_matches_api(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "geometry: "));
 }
 
+/* A span and a tick length, and what config says of them. */
+struct span_case {
+	u64 span;
+	u64 tick;
+	const char *want;
+	const char *desc;
+};
+
+static const struct span_case span_cases[] = {
+	{ 1ULL << 24, 1000000, "16777216 ticks (16777216 ms)",
+	  "the default: 2^24 ticks of 1 ms" },
+	{ 18446744073709551ULL, 1000000000,
+	  "18446744073709551 ticks (18446744073709551000 ms)",
+	  "the most ticks of 1 s whose ms fit a u64" },
+	{ 18446744073709552ULL, 1000000000,
+	  "18446744073709552 ticks (18446744073709552 s)",
+	  "one tick of 1 s more: in s" },
+	{ 1ULL << 56, 1000000000,
+	  "72057594037927936 ticks (72057594037927936 s)",
+	  "7 levels of 256 slots, ticks of 1 s: 7.2 * 10^19 ms" },
+	{ 1ULL << 62, 1000000000,
+	  "4611686018427387904 ticks (4611686018427387904 s)",
+	  "the widest span twheel takes, ticks of 1 s" },
+	{ 1ULL << 62, 999999999,
+	  "4611686018427387904 ticks (4611686013815701885 s)",
+	  "the widest span, ticks just short of 1 s: rounded down" },
+	{ U64_MAX, U64_MAX,
+	  "18446744073709551615 ticks (more than 18446744073709551615 s)",
+	  "past any unit: said so" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(span, span_cases, desc);
+
+/*
+ * twheel_span_format() says how long a span is in ms, or in s where the
+ * ms would not fit a u64, rounded down; past that, that it is longer
+ * than the most seconds a u64 holds.  The ms of 2^56 ticks of 1 s, a
+ * geometry twheel takes (7 levels of 256 slots), pass 64 bits: x86-64's
+ * divq, in mul_u64_u64_div_u64(), takes that for a divide error.
+ */
+static void span_format_picks_unit_that_fits(struct kunit *test)
+{
+	const struct span_case *p = test->param_value;
+	char buf[TWHEEL_SPAN_TEXT];
+	int len;
+
+	len = twheel_span_format(buf, sizeof(buf), p->span, p->tick);
+	KUNIT_EXPECT_STREQ(test, buf, p->want);
+	KUNIT_EXPECT_EQ(test, len, (int)strlen(p->want));
+}
+
 static void marker_fn(void *arg)
 {
 }
@@ -252,6 +306,134 @@ static void callouts_lists_pending_bounded(struct kunit *test)
 	for (i = 0; i < n; i++)
 		unsetcallout_sync(&c[i]);
 	vfree(c);
+}
+
+static void spread_fn(void *arg)
+{
+}
+
+/*
+ * The callouts listing (twheel_callouts_read()) holds a CPU's lock for
+ * %TWHEEL_BATCH entries or lists at most, as the tick does, however many
+ * lists the wheel has and however the callouts are spread over them:
+ * with 600 callouts pending on this CPU, 167 ticks apart from 20000
+ * ticks ahead on, in lists of their own at every level that holds them,
+ * no hold looks at more (walk_max, reset by writing 0 to stats), and the
+ * listing still names each of them once.
+ */
+static void callouts_read_holds_lock_per_batch(struct kunit *test)
+{
+	const unsigned int n = 600;
+	struct callout *c = kunit_kcalloc(test, n, sizeof(*c), GFP_KERNEL);
+	struct twheel_cpu_stats *st = kunit_kzalloc(test, sizeof(*st),
+						    GFP_KERNEL);
+	unsigned int i, cpu;
+	char *buf;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	for (i = 0; i < n; i++)
+		callout_init(&c[i]);
+	/* All on this CPU, none due before the listing is read. */
+	migrate_disable();
+	cpu = smp_processor_id();
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, setcallout(&c[i], spread_fn, &c[i],
+						 20000 + i * 167), 0);
+	migrate_enable();
+
+	KUNIT_ASSERT_EQ(test, dfs_write(DIR "stats", "0"), 0);
+	buf = read_file(test, DIR "callouts");
+	twheel_stats_read(cpu, st);
+	KUNIT_EXPECT_EQ_MSG(test, count_str(buf, "spread_fn"), n, "%.300s",
+			    buf);
+	KUNIT_EXPECT_GT(test, st->walk_max, 0ULL);
+	KUNIT_EXPECT_LE_MSG(test, st->walk_max, (u64)TWHEEL_BATCH,
+			    "one hold of CPU %u's lock looked at %llu entries and lists",
+			    cpu, st->walk_max);
+	for (i = 0; i < n; i++)
+		unsetcallout_sync(&c[i]);
+}
+
+/* The sweep of the next case, made again and again until told to stop. */
+struct sweeper {
+	struct module *mod;
+	atomic_t stop;
+	atomic_t done;
+	unsigned long rounds;
+	unsigned long cancelled;
+};
+
+static int sweeper_thread(void *arg)
+{
+	struct sweeper *sw = arg;
+
+	while (!atomic_read(&sw->stop)) {
+		sw->cancelled += twheel_forget_module(sw->mod);
+		sw->rounds++;
+		cond_resched();
+	}
+	atomic_set(&sw->done, 1);
+	return 0;
+}
+
+static bool sweeper_done(void *arg)
+{
+	return atomic_read(&((struct sweeper *)arg)->done);
+}
+
+/*
+ * The listing's walks of each CPU's wheel meet the departing-module sweep
+ * (twheel_forget_module(), of a module that owns nothing), which another
+ * CPU makes again and again, for five reads and a second at least: each
+ * walk passes the other's mark, and the one holding a wheel still does
+ * not let the other's hold go.  Every read names each of 600 callouts
+ * pending throughout once, and the sweeps cancel none of them.
+ */
+static void callouts_read_beside_module_sweep(struct kunit *test)
+{
+	const unsigned int n = 600;
+	struct callout *c = kunit_kcalloc(test, n, sizeof(*c), GFP_KERNEL);
+	struct sweeper *sw = kunit_kzalloc(test, sizeof(*sw), GFP_KERNEL);
+	char *buf = kunit_kzalloc(test, FILE_MAX + 1, GFP_KERNEL);
+	unsigned int i, reads = 0, whole = 0, failed = 0;
+	struct task_struct *k;
+	ktime_t end;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, sw);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	sw->mod = kunit_kzalloc(test, sizeof(*sw->mod), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sw->mod);
+	for (i = 0; i < n; i++) {
+		callout_init(&c[i]);
+		KUNIT_EXPECT_EQ(test, setcallout(&c[i], spread_fn, &c[i],
+						 20000 + i * 167), 0);
+	}
+	k = kthread_run_on_cpu(sweeper_thread, sw,
+			       cpumask_last(cpu_online_mask),
+			       "twheel_sweeper/%u");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(k));
+	/* No assertion until the sweeper stops: it uses what the case owns. */
+	end = ktime_add_ms(ktime_get(), 1000);
+	while (reads < 5 || ktime_before(ktime_get(), end)) {
+		if (dfs_read(DIR "callouts", buf, FILE_MAX + 1))
+			failed++;
+		else
+			whole += count_str(buf, "spread_fn") == n;
+		reads++;
+	}
+	atomic_set(&sw->stop, 1);
+	KUNIT_ASSERT_TRUE(test, poll_until(sweeper_done(sw)));
+	kunit_info(test, "%u reads beside %lu sweeps\n", reads, sw->rounds);
+	KUNIT_EXPECT_EQ(test, failed, 0U);
+	KUNIT_EXPECT_EQ(test, whole, reads);
+	KUNIT_EXPECT_GT(test, sw->rounds, 0UL);
+	KUNIT_EXPECT_EQ(test, sw->cancelled, 0UL);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, unsetcallout_sync(&c[i]), 1);
 }
 
 struct storm {
@@ -343,7 +525,10 @@ static struct kunit_case twheel_debugfs_cases[] = {
 	KUNIT_CASE(stats_counts_known_workload),
 	KUNIT_CASE(stats_write_zero_resets),
 	KUNIT_CASE(config_matches_api),
+	KUNIT_CASE_PARAM(span_format_picks_unit_that_fits, span_gen_params),
 	KUNIT_CASE(callouts_lists_pending_bounded),
+	KUNIT_CASE(callouts_read_holds_lock_per_batch),
+	KUNIT_CASE_SLOW(callouts_read_beside_module_sweep),
 	KUNIT_CASE_SLOW(files_read_under_load),
 	{}
 };
@@ -358,3 +543,4 @@ kunit_test_suite(twheel_debugfs_suite);
 
 MODULE_DESCRIPTION("KUnit tests of twheel's debugfs files");
 MODULE_LICENSE("GPL");
+TWHEEL_IMPORT_KUNIT_NS();

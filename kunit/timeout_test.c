@@ -17,12 +17,15 @@
 #include <linux/bottom_half.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/bsearch.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
+#include <linux/sort.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
@@ -803,6 +806,205 @@ static void timeout_cancel_if_matches_func(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&a[0]) + atomic_read(&a[1]), 0);
 }
 
+/*
+ * One walk of twheel_timeout_cancel_if(), watched hold by hold of its
+ * stripe locks.  Its test runs with the lock held and interrupts off; its
+ * first call in a hold queues @end, an irq_work, whose self-interrupt
+ * comes as soon as the lock is let go and interrupts are on again, and
+ * closes the hold's count.  Of the key (@func, @arg) the test records
+ * each callout offered, and accepts every @every-th (none if 0).
+ */
+struct hold_watch {
+	struct irq_work end;
+	callout_func_t func;
+	void *arg;
+	unsigned int every;
+	unsigned int in_hold;
+	unsigned int key_in_hold;
+	unsigned int most;
+	unsigned int holds;
+	unsigned long accepted;
+	/* The key's callouts offered, up to @room of them, and how many. */
+	const struct callout **offered;
+	unsigned long room;
+	unsigned long seen;
+	/* In the pause after the first hold with the key: untimeout()s. */
+	unsigned int pause_untimeouts;
+	unsigned int untimed;
+	bool paused;
+};
+
+static void hold_end(struct irq_work *work)
+{
+	struct hold_watch *h = container_of(work, struct hold_watch, end);
+	unsigned int i;
+
+	h->most = max(h->most, h->in_hold);
+	h->holds++;
+	if (h->key_in_hold && !h->paused) {
+		/* The walk waits, its place held, while the key changes. */
+		h->paused = true;
+		for (i = 0; i < h->pause_untimeouts; i++)
+			h->untimed += untimeout(h->func, h->arg);
+	}
+	h->in_hold = 0;
+	h->key_in_hold = 0;
+}
+
+static bool hold_match(const struct callout *c, void *data)
+{
+	struct hold_watch *h = data;
+
+	if (!h->in_hold++)
+		irq_work_queue(&h->end);
+	if (c->func != h->func || c->arg != h->arg)
+		return false;
+	h->key_in_hold++;
+	if (h->seen < h->room)
+		h->offered[h->seen] = c;
+	h->seen++;
+	if (!h->every || h->seen % h->every)
+		return false;
+	h->accepted++;
+	return true;
+}
+
+/*
+ * Watch twheel_timeout_cancel_if() through @h, which has its key and
+ * room for @room callouts; return what it cancelled.
+ */
+static unsigned long watch_cancel_if(struct kunit *test, struct hold_watch *h,
+				     unsigned long room)
+{
+	unsigned long n;
+
+	h->end = IRQ_WORK_INIT_HARD(hold_end);
+	h->offered = kunit_kcalloc(test, room, sizeof(*h->offered),
+				   GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h->offered);
+	h->room = room;
+	n = twheel_timeout_cancel_if(hold_match, h, NULL);
+	irq_work_sync(&h->end);
+	return n;
+}
+
+/*
+ * twheel_timeout_cancel_if() holds a stripe lock for %TWHEEL_BATCH
+ * entries at most, cancelled or not, as the tick holds a base lock: 2000
+ * duplicates of one key, all in one bucket, of which its test accepts one
+ * in seven, are looked at a batch per hold of the lock, each once, and
+ * the ones accepted, and only those, are cancelled.  A walk that counted
+ * only cancellations held the lock for seven batches' worth and more.
+ */
+static void timeout_cancel_if_holds_lock_per_batch(struct kunit *test)
+{
+	struct hold_watch *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	atomic_t *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	const unsigned int n = 2000;
+	unsigned long cancelled;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	if (!arch_irq_work_has_interrupt())
+		kunit_skip(test, "needs irq_work's self-interrupt");
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, timeout(count_fn, a, FAR_TICKS), 0);
+	h->func = count_fn;
+	h->arg = a;
+	h->every = 7;
+
+	cancelled = watch_cancel_if(test, h, n);
+	kunit_info(test, "%u holds, the longest offering %u callouts\n",
+		   h->holds, h->most);
+	KUNIT_EXPECT_EQ(test, h->seen, (unsigned long)n);
+	KUNIT_EXPECT_EQ(test, h->accepted, (unsigned long)n / 7);
+	KUNIT_EXPECT_EQ(test, cancelled, h->accepted);
+	KUNIT_EXPECT_LE_MSG(test, h->most, (unsigned int)TWHEEL_BATCH,
+			    "one hold of a stripe lock offered %u callouts",
+			    h->most);
+	KUNIT_EXPECT_EQ(test, untimeout_all(count_fn, a), n - n / 7);
+	KUNIT_EXPECT_EQ(test, atomic_read(a), 0);
+}
+
+/* untimeout()s made while the walk pauses after its first batch. */
+struct pause_case {
+	unsigned int untimeouts;
+	const char *desc;
+};
+
+static const struct pause_case pause_cases[] = {
+	{ 100, "100: some of those walked" },
+	{ 300, "300: those walked, then the first not walked" },
+	{ 1000, "1000: every one, and the key with them" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(pause, pause_cases, desc);
+
+static int ptr_cmp(const void *a, const void *b)
+{
+	const void *x = *(const void * const *)a, *y = *(const void * const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * While twheel_timeout_cancel_if() pauses in a key of 1000 duplicates
+ * after its first batch, untimeout() takes away the most recent ones: the
+ * walk's place holds (its mark among the key's older entries, or in the
+ * chain before the key once its newest goes from before the mark, or
+ * where the key was once it is gone), so that the walk offers no callout
+ * twice, and every one still hashed when it ends was offered.
+ */
+static void timeout_cancel_if_untimeout_while_paused(struct kunit *test)
+{
+	const struct pause_case *p = test->param_value;
+	struct hold_watch *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct hold_watch *after = kunit_kzalloc(test, sizeof(*after),
+						 GFP_KERNEL);
+	atomic_t *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	const unsigned int n = 1000;
+	unsigned long i, left;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, after);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	if (!arch_irq_work_has_interrupt())
+		kunit_skip(test, "needs irq_work's self-interrupt");
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, timeout(count_fn, a, FAR_TICKS), 0);
+	h->func = count_fn;
+	h->arg = a;
+	h->pause_untimeouts = p->untimeouts;
+
+	KUNIT_EXPECT_EQ(test, watch_cancel_if(test, h, n), 0UL);
+	KUNIT_ASSERT_TRUE(test, h->paused);
+	KUNIT_EXPECT_EQ(test, h->untimed, p->untimeouts);
+	KUNIT_EXPECT_LE(test, h->seen, (unsigned long)n);
+	KUNIT_EXPECT_LE(test, h->most, (unsigned int)TWHEEL_BATCH);
+	sort(h->offered, h->seen, sizeof(*h->offered), ptr_cmp, NULL);
+	for (i = 1; i < h->seen; i++)
+		KUNIT_EXPECT_PTR_NE_MSG(test, h->offered[i], h->offered[i - 1],
+					"offered twice");
+
+	/* What is left was there throughout, and was offered. */
+	after->func = count_fn;
+	after->arg = a;
+	watch_cancel_if(test, after, n);
+	left = after->seen;
+	KUNIT_EXPECT_EQ(test, left, (unsigned long)(n - p->untimeouts));
+	for (i = 0; i < left; i++)
+		KUNIT_EXPECT_NOT_NULL_MSG(test,
+					  bsearch(&after->offered[i],
+						  h->offered, h->seen,
+						  sizeof(*h->offered),
+						  ptr_cmp),
+					  "callout %lu of those left not offered",
+					  i);
+	KUNIT_EXPECT_EQ(test, untimeout_all(count_fn, a), left);
+	KUNIT_EXPECT_EQ(test, atomic_read(a), 0);
+}
+
 /* Keys every CPU arms and cancels at once in the next case, and rounds. */
 #define SHARED_KEYS	4
 #define SHARED_ROUNDS	20000
@@ -915,6 +1117,9 @@ static struct kunit_case twheel_timeout_cases[] = {
 	KUNIT_CASE(timeout_alloc_failure_returns_enomem),
 	KUNIT_CASE(timeout_refill_failure_falls_back),
 	KUNIT_CASE(timeout_cancel_if_matches_func),
+	KUNIT_CASE(timeout_cancel_if_holds_lock_per_batch),
+	KUNIT_CASE_PARAM(timeout_cancel_if_untimeout_while_paused,
+			 pause_gen_params),
 	KUNIT_CASE_SLOW(timeout_shared_keys_from_every_cpu),
 	/* Last: the table it leaves makes the growth cases above slow. */
 	KUNIT_CASE_SLOW(timeout_burst_of_keys_sizes_table),

@@ -289,6 +289,121 @@ static void twheel_cursor_walks_every_entry(struct kunit *test)
 	twheel_destroy(w);
 }
 
+/* Whether @e is one of the first @n entries of @c. */
+static bool cur_entry(const struct cur_ctx *c, const struct twheel_entry *e,
+		      unsigned int n)
+{
+	return e >= c->e && e < c->e + n;
+}
+
+/*
+ * Two walks of one wheel at once, as the debugfs listing and a departing
+ * module's sweep make, pausing at different paces (after one step, after
+ * two): each passes over the other's mark, wherever the two meet, and is
+ * given every entry once and nothing else.  Neither mark is left in the
+ * wheel once both walks are done, and the wheel then runs every entry.
+ */
+static void twheel_cursor_next_passes_other_mark(struct kunit *test)
+{
+	const struct wt_geometry *p = test->param_value;
+	struct twheel *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct cur_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	/* Walk k gave entry i given[k * CUR_N + i] times. */
+	unsigned int *given = kunit_kcalloc(test, 2 * CUR_N, sizeof(*given),
+					    GFP_KERNEL);
+	struct twheel_cursor cur[2];
+	struct twheel_entry *e;
+	unsigned int i, k, budget;
+	bool mark_seen = false;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, given);
+	KUNIT_ASSERT_EQ(test, twheel_init(w, &p->geo, 0), 0);
+	/* Twelve entries in each of ten lists, for the marks to meet in. */
+	for (i = 0; i < CUR_N; i++) {
+		twheel_entry_init(&c->e[i]);
+		KUNIT_ASSERT_EQ(test, twheel_add_at(w, &c->e[i],
+						    1 + (i % 10) * 13), 0);
+	}
+
+	twheel_cursor_start(w, &cur[0]);
+	twheel_cursor_start(w, &cur[1]);
+	while (!twheel_cursor_done(w, &cur[0]) ||
+	       !twheel_cursor_done(w, &cur[1])) {
+		for (k = 0; k < 2; k++) {
+			budget = 1 + k;
+			while ((e = twheel_cursor_next(w, &cur[k], &budget))) {
+				KUNIT_ASSERT_TRUE_MSG(test,
+						      cur_entry(c, e, CUR_N),
+						      "walk %u was given a node that is no entry",
+						      k);
+				given[k * CUR_N + (e - c->e)]++;
+			}
+		}
+	}
+	for (k = 0; k < 2; k++) {
+		KUNIT_EXPECT_EQ(test, cur_nodes(w, &cur[k].mark.node,
+						&mark_seen), w->count);
+		for (i = 0; i < CUR_N; i++)
+			KUNIT_EXPECT_EQ_MSG(test, given[k * CUR_N + i], 1U,
+					    "walk %u, entry %u", k, i);
+	}
+	KUNIT_EXPECT_FALSE(test, mark_seen);
+
+	twheel_advance(w, 1 + 9 * 13, cur_expiry, c);
+	KUNIT_EXPECT_EQ(test, w->count, 0UL);
+	for (i = 0; i < CUR_N; i++)
+		KUNIT_EXPECT_EQ_MSG(test, c->fired[i], 1U, "entry %u", i);
+	twheel_destroy(w);
+}
+
+/*
+ * A walk stopped half way (twheel_cursor_stop()) is done, leaves no mark
+ * in the wheel, and gives nothing more; the wheel runs every entry.
+ */
+static void twheel_cursor_stop_takes_mark_out(struct kunit *test)
+{
+	const struct wt_geometry *p = test->param_value;
+	struct twheel *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct cur_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct twheel_cursor cur;
+	unsigned int i, budget, given = 0;
+	bool mark_seen = false;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_EQ(test, twheel_init(w, &p->geo, 0), 0);
+	for (i = 0; i < CUR_N; i++) {
+		twheel_entry_init(&c->e[i]);
+		KUNIT_ASSERT_EQ(test, twheel_add_at(w, &c->e[i],
+						    1 + (i % 10) * 13), 0);
+	}
+	twheel_cursor_start(w, &cur);
+	/* Half of the entries, which leaves the mark inside a list. */
+	while (given < CUR_N / 2) {
+		budget = 1;
+		given += !!twheel_cursor_next(w, &cur, &budget);
+		KUNIT_ASSERT_FALSE(test, twheel_cursor_done(w, &cur));
+	}
+	twheel_cursor_stop(w, &cur);
+	KUNIT_EXPECT_TRUE(test, twheel_cursor_done(w, &cur));
+	KUNIT_EXPECT_EQ(test, cur_nodes(w, &cur.mark.node, &mark_seen),
+			w->count);
+	KUNIT_EXPECT_FALSE(test, mark_seen);
+	budget = 1;
+	KUNIT_EXPECT_NULL(test, twheel_cursor_next(w, &cur, &budget));
+	/* Stopping a walk that is done changes nothing. */
+	twheel_cursor_stop(w, &cur);
+	KUNIT_EXPECT_TRUE(test, twheel_cursor_done(w, &cur));
+
+	twheel_advance(w, 1 + 9 * 13, cur_expiry, c);
+	KUNIT_EXPECT_EQ(test, w->count, 0UL);
+	for (i = 0; i < CUR_N; i++)
+		KUNIT_EXPECT_EQ_MSG(test, c->fired[i], 1U, "entry %u", i);
+	twheel_destroy(w);
+}
+
 /*
  * Scheme 6 half way through a slot keeps the last entry it put back in the
  * slot (park); a walk paused just before that entry, which is then
@@ -348,6 +463,9 @@ static struct kunit_case twheel_wheel_ops_cases[] = {
 	KUNIT_CASE_PARAM(twheel_abandon_forgets_entries, wheel_gen_params),
 	KUNIT_CASE_PARAM(twheel_cursor_walks_every_entry, wheel_gen_params),
 	KUNIT_CASE(twheel_cursor_pause_before_parked_entry),
+	KUNIT_CASE_PARAM(twheel_cursor_next_passes_other_mark,
+			 wheel_gen_params),
+	KUNIT_CASE_PARAM(twheel_cursor_stop_takes_mark_out, wheel_gen_params),
 	{}
 };
 

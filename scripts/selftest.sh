@@ -152,6 +152,30 @@ judge line-missing fail 'problem: expected line not seen: \^twheel: unloading' \
 	"twheel-expect: line ^twheel: unloading with 1 callouts\n"
 checks=$((19 + 3 * $(wc -w <<<"$TWHEEL_KERNELS")))
 
+# twheel loaded with the widest span at the longest tick it takes (7
+# levels of 256 slots, 1 s: 7.2 * 10^19 ms, past a u64) reads config
+# whole, naming the span in s; its ms were once a divide error.
+wide_span() {
+	local log=$out/wide-span.console.log status=0
+	local want='^span: 72057594037927936 ticks (72057594037927936 s);'
+	"$here/qemu-run.sh" --kernel "$newest_kdir/arch/x86/boot/bzImage" \
+		--log "$log" --run 'cat /sys/kernel/debug/twheel/config' \
+		"$newest_twheel:scheme=7 geometry=256,256,256,256,256,256,256 tick_ns=1000000000" \
+		>/dev/null 2>&1 || status=$?
+	python3 "$here/ktap.py" "$log" --label selftest-wide-span \
+		--health-only >"$out/wide-span.report" 2>&1 || status=1
+	if [ $status -eq 0 ] && grep -q "$want" "$log"; then
+		note "harness self-test wide-span: pass as it should, saying: $(grep -m1 '^span: ' "$log")"
+	else
+		note "harness self-test wide-span: FAILED: wanted a clean guest whose config says /$want/; report:"
+		sed 's/^/    /' "$out/wide-span.report" >&2
+		grep -m1 -A3 -E 'divide error|^span: ' "$log" | sed 's/^/    /' >&2 || true
+		failures=$((failures + 1))
+	fi
+}
+wide_span
+checks=$((checks + 1))
+
 # The style checks fail on one finding of each kind, in a copy of the tree.
 style_fault() {
 	local name=$1 file=$2 sed=$3 finding=$4 tree=$out/style-$1
