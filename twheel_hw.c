@@ -158,6 +158,10 @@ static twheel_release_fn twheel_release;
  * @run_pending: @running is a lock-associated callout whose function
  *	waits for the callout's lock and has not started; cancelling @running
  *	clears it, and the function is then not called.  Locked by @lock.
+ * @run_cancelled: @running was cancelled while its function ran, not
+ *	being pending then (unsetcallout() returned 0); twheel_timer.h's
+ *	wait for jiffies does not arm it again (__twheel_timer_defer()).
+ *	Locked by @lock.
  * @waiters: someone sleeps on @wait until @running or @in_tick changes.
  *	Locked by @lock.
  * @frozen: while not 0, the tick does not advance the wheel, so that no
@@ -178,11 +182,13 @@ static twheel_release_fn twheel_release;
  *	Locked by @lock, but for the timeout() counters, which are per-CPU
  *	increments safe in any context.
  * @wait: where unsetcallout_sync() and twheel_engine_freeze() sleep.
- * @expiry_lock: under PREEMPT_RT only, held while a callout's function
- *	runs, so that a sync cancel that may block but not sleep (a softirq
- *	thread, or a holder of a sleeping spinlock_t) waits for the
+ * @expiry_lock: under PREEMPT_RT only, held through @timer's callback,
+ *	so that a sync cancel that may block but not sleep (a softirq
+ *	thread, or a holder of a sleeping spinlock_t) waits for a running
  *	function by taking it, and boosts the function's thread meanwhile,
- *	as timer_delete_sync() waits on timer_list's expiry lock.
+ *	as timer_delete_sync() waits on timer_list's expiry lock.  Held
+ *	around the whole callback, @running set and cleared inside it: a
+ *	waiter that has it knows no function runs.
  * @cpu: the CPU.
  *
  * What arming and cancelling touch comes first, the wheel's own hot fields
@@ -195,6 +201,7 @@ struct twheel_base {
 	bool waiters;
 	unsigned int frozen;
 	bool run_pending;
+	bool run_cancelled;
 	u64 programmed;
 	struct callout *running;
 	struct task_struct *runner;
@@ -479,10 +486,14 @@ static __always_inline bool cancel_locked(struct twheel_base *base,
 					  struct callout *c)
 {
 	lockdep_assert_held(&base->lock);
-	if (__twheel_del(&base->wheel, &c->entry))
+	if (__twheel_del(&base->wheel, &c->entry)) {
 		callout_debug_deactivate(c);
-	else if (!cancel_run_locked(base, c))
+	} else if (!cancel_run_locked(base, c)) {
+		/* Running: __twheel_timer_defer() must not arm it again. */
+		if (base->running == c)
+			base->run_cancelled = true;
 		return false;
+	}
 	/* Its function, running, armed it for another CPU: not any more. */
 	if (unlikely(base->move_to != CALLOUT_CPU_ANY) && base->running == c)
 		base->move_to = CALLOUT_CPU_ANY;
@@ -627,6 +638,7 @@ static void twheel_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 
 	base->running = c;
 	base->runner = current;
+	base->run_cancelled = false;
 	/* A lock-associated function is counted once it has its lock. */
 	if (owner & CALLOUT_LOCKED) {
 		lock = container_of(c, struct callout_locked, c)->lock;
@@ -637,11 +649,7 @@ static void twheel_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 	callout_debug_deactivate(c);
 	raw_spin_unlock_irq(&base->lock);
 	t0 = local_clock();
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		spin_lock(&base->expiry_lock);
 	twheel_call(base, c, func, arg, when, owner, lock);
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		spin_unlock(&base->expiry_lock);
 	if (owner & CALLOUT_TIMEOUT)
 		twheel_release(c);
 	t0 = local_clock() - t0;
@@ -674,6 +682,8 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 	u64 next, done, from, moved, ran;
 	bool more, wake;
 
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		spin_lock(&base->expiry_lock);
 	raw_spin_lock_irq(&base->lock);
 	base->stats.interrupts++;
 	if (unlikely(base->frozen)) {
@@ -684,7 +694,7 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 			hrtimer_start(timer, tick_to_ktime(next),
 				      HRTIMER_MODE_ABS_PINNED_SOFT);
 		raw_spin_unlock_irq(&base->lock);
-		return HRTIMER_NORESTART;
+		goto out;
 	}
 	base->in_tick = true;
 	base->fn_ns = 0;
@@ -729,6 +739,9 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 	raw_spin_unlock_irq(&base->lock);
 	if (unlikely(wake))
 		wake_up_all(&base->wait);
+out:
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		spin_unlock(&base->expiry_lock);
 	return HRTIMER_NORESTART;
 }
 
@@ -937,7 +950,8 @@ static u64 coalesce(struct twheel_base *base, u64 first, u64 last)
 
 /*
  * Not a condition of setcallout_on()'s: arm only a callout that is not
- * pending (twheel_timer.h's wait for jiffies, __twheel_timer_defer()).
+ * pending, and was not cancelled while its function ran (twheel_timer.h's
+ * wait for jiffies, __twheel_timer_defer()).
  */
 #define ARM_IF_IDLE		0x100
 
@@ -984,8 +998,13 @@ static int arm_condition(struct twheel_base *base, struct callout *c,
 	bool pending = c->entry.slot != TWHEEL_SLOT_IDLE ||
 		       (base->running == c && base->run_pending);
 
-	if (!pending)
+	if (!pending) {
+		/* Cancelled while its function ran: stays so. */
+		if ((how & ARM_IF_IDLE) && base->running == c &&
+		    base->run_cancelled)
+			return 0;
 		return how & CALLOUT_IF_PENDING ? 0 : -1;
+	}
 	if (how & ARM_IF_IDLE)
 		return 1;
 	if ((how & CALLOUT_IF_SOONER) && c->entry.expires <= max(first, last))
@@ -1434,19 +1453,21 @@ enum sync_wait {
  * How the caller may wait for a running function: sleep in process
  * context, as might_sleep() judges it (an RCU read-side section
  * included); else, with @spin (timer_delete_sync()'s rules), spin in
- * atomic context, or under PREEMPT_RT, where a softirq thread or a holder
- * of a spinlock_t may block but not sleep, take the expiry lock, which is
- * what timer_list gives such callers.  Never in hardirq context: the
- * function may be the very code it interrupted.  (Under PREEMPT_RT a
+ * atomic context (hardirq context too, as timer_delete_sync() spins
+ * there), or under PREEMPT_RT, where a softirq thread or a holder of a
+ * spinlock_t may block but not sleep, take the expiry lock, which is what
+ * timer_list gives such callers.  The caller that interrupted the function
+ * on its own CPU is told apart later (base->runner).  (Under PREEMPT_RT a
  * spinlock_t held, or bottom halves off, show as an RCU read-side
- * section, with preemption on.)
+ * section, with preemption on; there hardirq context never waits.)
  */
 static enum sync_wait sync_wait_how(bool spin)
 {
 	bool atomic;
 
 	if (in_hardirq())
-		return SYNC_NONE;
+		return spin && !IS_ENABLED(CONFIG_PREEMPT_RT) ? SYNC_SPIN :
+								SYNC_NONE;
 	atomic = !in_task() ||
 		 (IS_ENABLED(CONFIG_PREEMPT_COUNT) ? !preemptible() :
 						     irqs_disabled()) ||
@@ -1467,10 +1488,9 @@ static enum sync_wait sync_wait_how(bool spin)
  * function as sync_wait_how() allows, cancelling again whatever it armed
  * meanwhile.  The wait alone is refused, and only where it cannot end:
  * the function runs in the calling task (the caller is the function, or
- * interrupted it), the caller is in hardirq context, or sync_wait_how()
- * finds no way to wait.  @spin: twheel_timer.h's sync cancels, which
- * keep timer_list's rules.  @name and @ip name the caller for the report
- * of a refused wait.
+ * interrupted it), or sync_wait_how() finds no way to wait.  @spin:
+ * twheel_timer.h's sync cancels, which keep timer_list's rules.  @name
+ * and @ip name the caller for the report of a refused wait.
  *
  * Return: %0 once @c is neither pending nor running; -%EINVAL for a %NULL
  * or stray @c, and -%EDEADLK from NMI, both with nothing changed;
@@ -1532,9 +1552,9 @@ static int cancel_sync(struct callout *c, bool shut, bool spin, int *pending,
 			break;
 		case SYNC_BLOCK:
 			/*
-			 * Held while the function runs; taking it boosts
-			 * the function's thread.  Nested: a function on one
-			 * base may wait for one on another.
+			 * Held through the tick that runs the function;
+			 * taking it boosts the tick's thread.  Nested: a
+			 * function on one base may wait for one on another.
 			 */
 			spin_lock_nested(&base->expiry_lock,
 					 SINGLE_DEPTH_NESTING);
@@ -1625,9 +1645,10 @@ EXPORT_SYMBOL_GPL(unsetcallout_shutdown);
  * (another callout's function, a tasklet) or with a spinlock held or
  * bottom halves off, it spins while the function runs on another CPU, or
  * under PREEMPT_RT blocks on the lock the function runs under, instead
- * of refusing.  @c is cancelled (and shut down) on every path; where the
- * wait cannot end (hardirq context, @c's own function, and under
- * PREEMPT_RT preemption or interrupts off), it is left out and reported
+ * of refusing; in hardirq context it spins (not under PREEMPT_RT).  @c
+ * is cancelled (and shut down) on every path; where the wait cannot end
+ * (@c's own function or an interrupt of it, and under PREEMPT_RT hardirq
+ * context or preemption or interrupts off), it is left out and reported
  * once.  Use twheel_timer_delete_sync() and twheel_timer_shutdown_sync().
  *
  * Context: any but NMI.
@@ -1693,12 +1714,15 @@ EXPORT_SYMBOL_GPL(__twheel_timer_arm);
  * @run: as for __twheel_timer_arm().
  *
  * For twheel_timer.h's callout function, which came due before jiffies
- * reached @timer->expires: arms the callout for the next tick, unless it
- * was armed again meanwhile (that arming stands), leaving ->expires as
- * it is.  A timer shut down is not armed.
+ * reached @timer->expires: arms the callout for the next tick, leaving
+ * ->expires as it is; unless, since the callout came due, it was armed
+ * again (that arming stands), cancelled, or shut down.
  *
  * Context: the timer's callout function.
- * Return: as setcallout(); %1 if the timer was armed meanwhile.
+ * Return: %0 if armed for the next tick, or not armed, the timer having
+ * been cancelled or shut down meanwhile; %1 if it was armed meanwhile:
+ * whoever armed it was told it was not pending, so the caller runs the
+ * timer's function now, as timer_list would have.
  */
 int __twheel_timer_defer(struct twheel_timer *timer, callout_func_t run)
 {

@@ -66,10 +66,10 @@
  *   thread or under a spinlock_t, they block on the lock the function
  *   runs under, as timer_delete_sync() blocks on timer_list's expiry
  *   lock.  On every path they cancel the timer (and shut it down) first.
- *   Only the wait is left out where it could not end: in hardirq
- *   context, in the timer's own function, and, with PREEMPT_RT, with
- *   preemption or interrupts off.  That is reported in the kernel log,
- *   where timer_list would warn or deadlock.
+ *   Only the wait is left out where it could not end: in the timer's own
+ *   function or an interrupt of it, and, with PREEMPT_RT, in hardirq
+ *   context or with preemption or interrupts off.  That is reported in
+ *   the kernel log, where timer_list would warn or deadlock.
  * - A timer whose setup was skipped is reported (WARN_ON_ONCE(), once
  *   for each file that uses the layer) and left alone: the arming calls
  *   return 0 and arm nothing.  So is twheel_add_timer() of a pending
@@ -119,18 +119,19 @@ int __twheel_timer_defer(struct twheel_timer *timer, callout_func_t run);
  * The callout's function: calls the timer's, once jiffies has reached
  * ->expires, as timer_list does.  twheel counts in ns, and jiffies may lag
  * behind (its tick can be late): come due before jiffies has caught up,
- * the timer is tried again on the next twheel tick.  Static, so that a
- * copy lies in every module that uses timers: twheel cancels the callouts
- * whose function lies in a module that goes away.
+ * the timer is tried again on the next twheel tick, unless it was
+ * cancelled meanwhile.  Armed again meanwhile (its armer was told it was
+ * not pending), the function runs now, and for the new arming later.
+ * Static, so that a copy lies in every module that uses timers: twheel
+ * cancels the callouts whose function lies in a module that goes away.
  */
 static void __maybe_unused __twheel_timer_run(void *arg)
 {
 	struct twheel_timer *timer = arg;
 
-	if (unlikely(time_before(jiffies, READ_ONCE(timer->expires)))) {
-		__twheel_timer_defer(timer, __twheel_timer_run);
+	if (unlikely(time_before(jiffies, READ_ONCE(timer->expires))) &&
+	    __twheel_timer_defer(timer, __twheel_timer_run) != 1)
 		return;
-	}
 	timer->function(timer);
 }
 
@@ -332,9 +333,10 @@ static inline int twheel_timer_delete(struct twheel_timer *timer)
  * PREEMPT_RT, blocks instead, as timer_delete_sync()).  The caller must
  * not hold a lock the function takes (lockdep is told).
  *
- * Context: any but NMI.  In hardirq context, in the timer's own function
- * and, with PREEMPT_RT, with preemption or interrupts off, the timer is
- * cancelled but a running function is not waited for; that is reported.
+ * Context: any but NMI.  In the timer's own function or an interrupt of
+ * it, and, with PREEMPT_RT, in hardirq context or with preemption or
+ * interrupts off, the timer is cancelled but a running function is not
+ * waited for; that is reported.
  * Return: %1 if @timer was pending, %0 if not.
  */
 static inline int twheel_timer_delete_sync(struct twheel_timer *timer)

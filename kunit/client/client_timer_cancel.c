@@ -296,6 +296,7 @@ static const struct wait_case wait_cases[] = {
 	{ FROM_TASKLET, "tasklet" },
 	{ AT_SPINLOCK, "spinlock held" },
 	{ AT_BH_OFF, "bottom halves disabled" },
+	{ AT_HARDIRQ, "hardirq (hard hrtimer)" },
 };
 
 KUNIT_ARRAY_PARAM_DESC(wait, wait_cases, desc);
@@ -304,7 +305,9 @@ KUNIT_ARRAY_PARAM_DESC(wait, wait_cases, desc);
  * twheel_timer_delete_sync() from @from while the function runs on the
  * other CPU: it returns once the function has returned, by spinning, or
  * under PREEMPT_RT by blocking on the lock the function runs under, as
- * timer_delete_sync() does there.  The memory is then freed at once.
+ * timer_delete_sync() does there.  In hardirq context it spins, as
+ * timer_delete_sync() does (not under PREEMPT_RT, where it cannot wait).
+ * The memory is then freed at once.
  */
 static void twheel_timer_delete_sync_waits_in_softirq(struct kunit *test)
 {
@@ -316,6 +319,8 @@ static void twheel_timer_delete_sync_waits_in_softirq(struct kunit *test)
 	ktime_t called, returned;
 
 	need_two_cpus(test);
+	if (wc->from == AT_HARDIRQ && IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT: no wait in hardirq context");
 	v = victim_new(test, V_HOLD);
 	cc.t = &v->timer;
 	v->timer.expires = jiffies;
