@@ -182,13 +182,13 @@ static twheel_release_fn twheel_release;
  *	Locked by @lock, but for the timeout() counters, which are per-CPU
  *	increments safe in any context.
  * @wait: where unsetcallout_sync() and twheel_engine_freeze() sleep.
- * @expiry_lock: under PREEMPT_RT only, held through @timer's callback,
- *	so that a sync cancel that may block but not sleep (a softirq
- *	thread, or a holder of a sleeping spinlock_t) waits for a running
+ * @expiry_lock: under PREEMPT_RT only, held while a callout's function
+ *	runs, so that a sync cancel that may block but not sleep (a softirq
+ *	thread, or a holder of a sleeping spinlock_t) waits for the
  *	function by taking it, and boosts the function's thread meanwhile,
- *	as timer_delete_sync() waits on timer_list's expiry lock.  Held
- *	around the whole callback, @running set and cleared inside it: a
- *	waiter that has it knows no function runs.
+ *	as timer_delete_sync() waits on timer_list's expiry lock.  @running
+ *	is set a little before it is taken and cleared a little after: a
+ *	waiter that finds it free but @running still set tries again.
  * @cpu: the CPU.
  *
  * What arming and cancelling touch comes first, the wheel's own hot fields
@@ -649,7 +649,11 @@ static void twheel_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 	callout_debug_deactivate(c);
 	raw_spin_unlock_irq(&base->lock);
 	t0 = local_clock();
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		spin_lock(&base->expiry_lock);
 	twheel_call(base, c, func, arg, when, owner, lock);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		spin_unlock(&base->expiry_lock);
 	if (owner & CALLOUT_TIMEOUT)
 		twheel_release(c);
 	t0 = local_clock() - t0;
@@ -682,8 +686,6 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 	u64 next, done, from, moved, ran;
 	bool more, wake;
 
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		spin_lock(&base->expiry_lock);
 	raw_spin_lock_irq(&base->lock);
 	base->stats.interrupts++;
 	if (unlikely(base->frozen)) {
@@ -694,7 +696,7 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 			hrtimer_start(timer, tick_to_ktime(next),
 				      HRTIMER_MODE_ABS_PINNED_SOFT);
 		raw_spin_unlock_irq(&base->lock);
-		goto out;
+		return HRTIMER_NORESTART;
 	}
 	base->in_tick = true;
 	base->fn_ns = 0;
@@ -739,9 +741,6 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *timer)
 	raw_spin_unlock_irq(&base->lock);
 	if (unlikely(wake))
 		wake_up_all(&base->wait);
-out:
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		spin_unlock(&base->expiry_lock);
 	return HRTIMER_NORESTART;
 }
 
@@ -1552,9 +1551,9 @@ static int cancel_sync(struct callout *c, bool shut, bool spin, int *pending,
 			break;
 		case SYNC_BLOCK:
 			/*
-			 * Held through the tick that runs the function;
-			 * taking it boosts the tick's thread.  Nested: a
-			 * function on one base may wait for one on another.
+			 * Held while the function runs; taking it boosts
+			 * the function's thread.  Nested: a function on one
+			 * base may wait for one on another.
 			 */
 			spin_lock_nested(&base->expiry_lock,
 					 SINGLE_DEPTH_NESTING);
