@@ -182,13 +182,6 @@ static twheel_release_fn twheel_release;
  *	Locked by @lock, but for the timeout() counters, which are per-CPU
  *	increments safe in any context.
  * @wait: where unsetcallout_sync() and twheel_engine_freeze() sleep.
- * @expiry_lock: under PREEMPT_RT only, held while a callout's function
- *	runs, so that a sync cancel that may block but not sleep (a softirq
- *	thread, or a holder of a sleeping spinlock_t) waits for the
- *	function by taking it, and boosts the function's thread meanwhile,
- *	as timer_delete_sync() waits on timer_list's expiry lock.  @running
- *	is set a little before it is taken and cleared a little after: a
- *	waiter that finds it free but @running still set tries again.
  * @cpu: the CPU.
  *
  * What arming and cancelling touch comes first, the wheel's own hot fields
@@ -215,7 +208,6 @@ struct twheel_base {
 	u64 fn_ns;
 	struct twheel_cpu_stats stats;
 	struct wait_queue_head wait;
-	spinlock_t expiry_lock;	/* PREEMPT_RT: held while a function runs */
 	unsigned int cpu;
 };
 
@@ -649,11 +641,7 @@ static void twheel_expire(struct twheel *w, struct twheel_entry *e, void *ctx)
 	callout_debug_deactivate(c);
 	raw_spin_unlock_irq(&base->lock);
 	t0 = local_clock();
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		spin_lock(&base->expiry_lock);
 	twheel_call(base, c, func, arg, when, owner, lock);
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		spin_unlock(&base->expiry_lock);
 	if (owner & CALLOUT_TIMEOUT)
 		twheel_release(c);
 	t0 = local_clock() - t0;
@@ -1443,8 +1431,7 @@ static bool runs_here(const struct callout *c)
 /* How a sync cancel waits for a function that runs elsewhere. */
 enum sync_wait {
 	SYNC_SLEEP,	/* on @base->wait: process context */
-	SYNC_SPIN,	/* atomic context, where softirqs do not sleep */
-	SYNC_BLOCK,	/* on @base->expiry_lock: PREEMPT_RT, may block */
+	SYNC_SPIN,	/* atomic context: for a function on another CPU */
 	SYNC_NONE,	/* not at all: the wait is refused */
 };
 
@@ -1452,13 +1439,14 @@ enum sync_wait {
  * How the caller may wait for a running function: sleep in process
  * context, as might_sleep() judges it (an RCU read-side section
  * included); else, with @spin (timer_delete_sync()'s rules), spin in
- * atomic context (hardirq context too, as timer_delete_sync() spins
- * there), or under PREEMPT_RT, where a softirq thread or a holder of a
- * spinlock_t may block but not sleep, take the expiry lock, which is what
- * timer_list gives such callers.  The caller that interrupted the function
- * on its own CPU is told apart later (base->runner).  (Under PREEMPT_RT a
- * spinlock_t held, or bottom halves off, show as an RCU read-side
- * section, with preemption on; there hardirq context never waits.)
+ * atomic context, hardirq context too, as timer_delete_sync() spins
+ * there.  Under PREEMPT_RT a spinner waits only for a function on another
+ * CPU: on its own, the function's softirq thread is what the caller
+ * preempted (cancel_sync() refuses that wait), and hardirq context never
+ * waits.  The caller that interrupted the function on its own CPU is
+ * told apart later (base->runner).  (Under PREEMPT_RT a spinlock_t held,
+ * or bottom halves off, show as an RCU read-side section, with
+ * preemption on.)
  */
 static enum sync_wait sync_wait_how(bool spin)
 {
@@ -1473,11 +1461,20 @@ static enum sync_wait sync_wait_how(bool spin)
 		 rcu_preempt_depth();
 	if (!atomic)
 		return SYNC_SLEEP;
-	if (!spin)
-		return SYNC_NONE;
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
-		return SYNC_SPIN;
-	return preemptible() ? SYNC_BLOCK : SYNC_NONE;
+	return spin ? SYNC_SPIN : SYNC_NONE;
+}
+
+/*
+ * Would waiting for @c's function, running on @base, never end?  It runs
+ * in the calling task (the caller is the function, or interrupted it), or
+ * under PREEMPT_RT a spinner preempted its thread on this CPU.
+ */
+static bool wait_cannot_end(struct twheel_base *base, enum sync_wait how)
+{
+	lockdep_assert_held(&base->lock);
+	return how == SYNC_NONE || base->runner == current ||
+	       (IS_ENABLED(CONFIG_PREEMPT_RT) && how == SYNC_SPIN &&
+		base->cpu == raw_smp_processor_id());
 }
 
 /*
@@ -1531,7 +1528,7 @@ static int cancel_sync(struct callout *c, bool shut, bool spin, int *pending,
 				   c->entry.owner | CALLOUT_SHUT);
 		*pending |= cancel_locked(base, c);
 		running = base->running == c;
-		if (running && (how == SYNC_NONE || base->runner == current)) {
+		if (running && wait_cannot_end(base, how)) {
 			raw_spin_unlock_irqrestore(&base->lock, flags);
 			goto refused;
 		}
@@ -1548,16 +1545,6 @@ static int cancel_sync(struct callout *c, bool shut, bool spin, int *pending,
 			 * on this very CPU.
 			 */
 			wait_event(base->wait, !still_running(base, c));
-			break;
-		case SYNC_BLOCK:
-			/*
-			 * Held while the function runs; taking it boosts
-			 * the function's thread.  Nested: a function on one
-			 * base may wait for one on another.
-			 */
-			spin_lock_nested(&base->expiry_lock,
-					 SINGLE_DEPTH_NESTING);
-			spin_unlock(&base->expiry_lock);
 			break;
 		default:
 			/* On another CPU: it returns without this one. */
@@ -1642,13 +1629,14 @@ EXPORT_SYMBOL_GPL(unsetcallout_shutdown);
  * unsetcallout_sync(), or with @shut unsetcallout_shutdown(), with
  * timer_delete_sync()'s context rules for the wait: from softirq context
  * (another callout's function, a tasklet) or with a spinlock held or
- * bottom halves off, it spins while the function runs on another CPU, or
- * under PREEMPT_RT blocks on the lock the function runs under, instead
- * of refusing; in hardirq context it spins (not under PREEMPT_RT).  @c
+ * bottom halves off, it spins while the function runs on another CPU,
+ * instead of refusing; in hardirq context too (not under PREEMPT_RT).  @c
  * is cancelled (and shut down) on every path; where the wait cannot end
- * (@c's own function or an interrupt of it, and under PREEMPT_RT hardirq
- * context or preemption or interrupts off), it is left out and reported
- * once.  Use twheel_timer_delete_sync() and twheel_timer_shutdown_sync().
+ * (@c's own function or an interrupt of it, and under PREEMPT_RT a
+ * function whose thread the caller preempted on its CPU, or hardirq
+ * context), it is left out and reported once.  timer_list blocks on its
+ * expiry lock there instead.  Use twheel_timer_delete_sync() and
+ * twheel_timer_shutdown_sync().
  *
  * Context: any but NMI.
  * Return: %1 if @c was pending, %0 if not, whether or not the wait was
@@ -2299,7 +2287,6 @@ int twheel_engine_init(const struct twheel_geometry *geo, u64 tick,
 
 		raw_spin_lock_init(&base->lock);
 		init_waitqueue_head(&base->wait);
-		spin_lock_init(&base->expiry_lock);
 		base->move_to = CALLOUT_CPU_ANY;
 		hrtimer_init(&base->timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_PINNED_SOFT);

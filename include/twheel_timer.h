@@ -62,14 +62,13 @@
  * - twheel_timer_delete_sync() and twheel_timer_shutdown_sync() keep
  *   timer_list's context rules: they sleep for a running function in
  *   process context and spin for it in softirq context or with a lock
- *   held, as timer_delete_sync() does; with PREEMPT_RT, from a softirq
- *   thread or under a spinlock_t, they block on the lock the function
- *   runs under, as timer_delete_sync() blocks on timer_list's expiry
- *   lock.  On every path they cancel the timer (and shut it down) first.
- *   Only the wait is left out where it could not end: in the timer's own
- *   function or an interrupt of it, and, with PREEMPT_RT, in hardirq
- *   context or with preemption or interrupts off.  That is reported in
- *   the kernel log, where timer_list would warn or deadlock.
+ *   held, as timer_delete_sync() does.  On every path they cancel the
+ *   timer (and shut it down) first.  Only the wait is left out where it
+ *   could not end: in the timer's own function or an interrupt of it,
+ *   and, with PREEMPT_RT, in hardirq context, or where the caller spins
+ *   on the CPU whose softirq thread it preempted mid-function (there
+ *   timer_delete_sync() blocks on its expiry lock instead).  That is
+ *   reported in the kernel log, where timer_list would warn or deadlock.
  * - A timer whose setup was skipped is reported (WARN_ON_ONCE(), once
  *   for each file that uses the layer) and left alone: the arming calls
  *   return 0 and arm nothing.  So is twheel_add_timer() of a pending
@@ -329,14 +328,13 @@ static inline int twheel_timer_delete(struct twheel_timer *timer)
  * As del_timer_sync() and timer_delete_sync(): on return the function
  * is not running, and the timer is not pending unless the caller arms it
  * again.  Sleeps for a running function in process context, spins for it
- * in softirq context or with a lock held or bottom halves off (with
- * PREEMPT_RT, blocks instead, as timer_delete_sync()).  The caller must
- * not hold a lock the function takes (lockdep is told).
+ * in softirq context or with a lock held or bottom halves off.  The
+ * caller must not hold a lock the function takes (lockdep is told).
  *
  * Context: any but NMI.  In the timer's own function or an interrupt of
- * it, and, with PREEMPT_RT, in hardirq context or with preemption or
- * interrupts off, the timer is cancelled but a running function is not
- * waited for; that is reported.
+ * it, and, with PREEMPT_RT, in hardirq context or spinning on the CPU
+ * where the function runs, the timer is cancelled but the running
+ * function is not waited for; that is reported.
  * Return: %1 if @timer was pending, %0 if not.
  */
 static inline int twheel_timer_delete_sync(struct twheel_timer *timer)

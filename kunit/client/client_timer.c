@@ -690,8 +690,8 @@ static int delete_sync_from(struct twheel_timer *t, enum sync_from from)
 /*
  * twheel_timer_delete_sync() while the function runs on CPU b: returns
  * 0 (not pending) once the function has returned, whether it may sleep
- * or must spin (timer_delete_sync()'s rules; under PREEMPT_RT it blocks
- * with bottom halves off, and does not wait with preemption off).
+ * or must spin (timer_delete_sync()'s rules; under PREEMPT_RT too, the
+ * function running on another CPU).
  */
 static void twheel_timer_delete_sync_waits_for_running(struct kunit *test)
 {
@@ -702,8 +702,6 @@ static void twheel_timer_delete_sync_waits_for_running(struct kunit *test)
 	bool overlapped = false;
 
 	two_cpus(test);
-	if (sc->from == FROM_PREEMPT_OFF && IS_ENABLED(CONFIG_PREEMPT_RT))
-		kunit_skip(test, "PREEMPT_RT: no wait with preemption off");
 	for (attempt = 0; attempt < 5 && !overlapped; attempt++) {
 		tt_running_elsewhere(test, tt, TT_HOLD);
 

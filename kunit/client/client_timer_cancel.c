@@ -11,8 +11,7 @@
  * watches the expiry a timer left armed would make), and once shut down
  * it takes no arming and keeps its ->expires.  From a tasklet, under a
  * spinlock or with bottom halves off, a function running on another CPU
- * is waited for, as timer_delete_sync() waits: by spinning, or under
- * PREEMPT_RT by blocking on the lock it runs under.  Where no wait can
+ * is waited for, by spinning, as timer_delete_sync() waits.  Where no wait can
  * end (hardirq context, the function itself) the cancel is reported once
  * in the kernel log; that line is not a kernel warning.
  *
@@ -303,9 +302,8 @@ KUNIT_ARRAY_PARAM_DESC(wait, wait_cases, desc);
 
 /*
  * twheel_timer_delete_sync() from @from while the function runs on the
- * other CPU: it returns once the function has returned, by spinning, or
- * under PREEMPT_RT by blocking on the lock the function runs under, as
- * timer_delete_sync() does there.  In hardirq context it spins, as
+ * other CPU: it returns once the function has returned, by spinning, as
+ * timer_delete_sync() does.  In hardirq context it spins, as
  * timer_delete_sync() does (not under PREEMPT_RT, where it cannot wait).
  * The memory is then freed at once.
  */
