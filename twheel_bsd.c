@@ -122,6 +122,7 @@
 #include <kunit/visibility.h>
 
 #include "twheel.h"
+#include "twheel_callout_inline.h"
 #include "twheel_internal.h"
 
 #define TWHEEL_HASH_LOCK_BITS	6
@@ -282,10 +283,10 @@ static struct lock_class_key twheel_stripe_key;
 /*
  * Set once by twheel_timeout_init(): every timeout()'s precision, in ns,
  * and whether it is not 0, so that timeout() arms through an inlined
- * arming that knows it: without a window, that one has none to test for.
+ * arming that knows it: without a range, that one has none to test for.
  */
 static u64 timeout_precision;
-static DEFINE_STATIC_KEY_FALSE(timeout_window);
+static DEFINE_STATIC_KEY_FALSE(timeout_range);
 
 /*
  * Holding it means that the table is not growing: twheel_htab stays
@@ -482,6 +483,48 @@ static bool key_del_before_mark(struct twheel_timeout **link,
 	*link = mark;
 	walk->place = WALK_CHAIN;
 	return gone;
+}
+
+/*
+ * Arm @c, set up by twheel_init_timeout() and just taken from timeout()'s
+ * free list or the allocator, its function and argument set: as
+ * setcallout(), with a range of @precision ns after its deadline; its
+ * owner's flag tells the expiry path to hand it back.  timeout() has
+ * checked @ticks, and calls it with interrupts off, under the lock of the
+ * callout's hash chain.  Inline, as setcallout()'s arming is.
+ */
+static __always_inline int twheel_arm_timeout(struct callout *c,
+					      unsigned long ticks,
+					      u64 precision)
+{
+	struct arming a = { .cpu = CALLOUT_CPU_ANY };
+
+	lockdep_assert_irqs_disabled();
+	a.now = current_tick();
+	a.first = a.now + ticks + 1;
+	a.last = a.first;
+	if (unlikely(precision)) {
+		a.when = tick_to_ktime(a.first);
+		a.last = range_last(a.when, precision);
+	}
+	return arm_callout(c, c->func, c->arg, &a, true);
+}
+
+/*
+ * Cancel a callout allocated by timeout(), as unsetcallout(), with
+ * interrupts off: the caller holds the lock of its hash chain.  Inlined
+ * there, as twheel_arm_timeout().
+ */
+static __always_inline int twheel_cancel_timeout(struct callout *c)
+{
+	struct twheel_base *base;
+	int ret;
+
+	lockdep_assert_irqs_disabled();
+	base = lock_callout_base_irqoff(c);
+	ret = cancel_locked(base, c);
+	raw_spin_unlock(&base->lock);
+	return ret;
 }
 
 /*
@@ -881,7 +924,7 @@ int twheel_timeout(callout_func_t func, void *arg, unsigned long ticks)
 	 */
 	if (!link && unlikely(++s->keys > tab->stripe_max))
 		grow = is_power_of_2(s->keys - 1);
-	if (static_branch_unlikely(&timeout_window))
+	if (static_branch_unlikely(&timeout_range))
 		ret = twheel_arm_timeout(&t->c, ticks, timeout_precision);
 	else
 		ret = twheel_arm_timeout(&t->c, ticks, 0);
@@ -1330,7 +1373,7 @@ int twheel_timeout_init(u64 precision)
 	RCU_INIT_POINTER(twheel_htab, t);
 	timeout_precision = precision;
 	if (precision)
-		static_branch_enable(&timeout_window);
+		static_branch_enable(&timeout_range);
 	return 0;
 }
 

@@ -28,6 +28,8 @@
  *  rotation     one pass of the clock over every slot of a level
  *  window       the ticks a level below the top holds: the current slot of
  *               the level above and the next one (2 * s[n] slots)
+ *  range        the ticks from @first to @last that an owner's arming with
+ *               a precision allows; twheel_coalesce() picks one of them
  *  visit        the tick on which the wheel looks at a slot's entries
  *  early visit  a visit to an entry that is not due yet, which leaves it
  *               where it is: a hashed level holds later rotations
@@ -35,7 +37,7 @@
  *               the ticks before its span begins
  *  migrate      what a drain does to one entry: the paper's "migration",
  *               counted in &twheel_stats.migrated.  A callout that goes to
- *               another CPU's base changes base (%CALLOUT_MOVING in
+ *               another CPU's base changes base (%OWNER_MOVING in
  *               twheel_hw.c); it never migrates
  *  moved        of a tick: the entries it migrated or visited early, its
  *               work besides the expiries (&twheel_stats.moved_max)
@@ -137,9 +139,10 @@
  *  paper                      twheel
  *  =========================  ==========================================
  *  START TIMER                twheel_add(), twheel_add_at(); for clients
- *                             setcallout() and timeout() (twheel_hw.c,
- *                             twheel_bsd.c)
+ *                             setcallout() and timeout()
+ *                             (twheel_callout.c, twheel_bsd.c)
  *  STOP TIMER                 twheel_del(); unsetcallout(), untimeout()
+ *                             (twheel_callout.c, twheel_bsd.c)
  *  PER TICK BOOKKEEPING       twheel_advance(), over every tick the
  *                             clock brings: open_tick(), run_tick()
  *  EXPIRY PROCESSING          the &twheel_expire_fn given to
@@ -148,8 +151,8 @@
  *  Scheme 6 hash              twheel_slot_index() of the only level
  *  Scheme 7 level, migration  twheel_place(), drain_one()
  *  Appendix A busy bits       &twheel.busy, twheel_next_work()
- *  the hardware clock         one hrtimer per CPU, twheel_tick()
- *                             (twheel_hw.c)
+ *  the hardware clock         the tick timer, one hrtimer per CPU:
+ *                             tick_timer_expired() (twheel_hw.c)
  *  =========================  ==========================================
  *
  * The core takes no locks.  Its owner serialises every call on a wheel; the
@@ -241,16 +244,16 @@ int twheel_geometry_check(const struct twheel_geometry *geo)
 EXPORT_SYMBOL_IF_KUNIT(twheel_geometry_check);
 
 /**
- * twheel_coalesce() - the tick to arm an entry for, within its window
+ * twheel_coalesce() - the tick to arm an entry for, within its range
  * @first: the earliest tick the entry may run on, at least 1 (a tick
  *	after some wheel's clock).
  * @last: the latest; not after @first means exactly @first.
  * @busy: a tick on which the owner already has an interrupt coming
  *	(%U64_MAX for none).
  *
- * A window of more than one tick is a chance to share an interrupt with
- * other work.  @busy is taken if it lies in the window.  Otherwise the
- * tick with the most trailing zero bits: entries whose windows overlap
+ * A range of more than one tick is a chance to share an interrupt with
+ * other work.  @busy is taken if it lies in the range.  Otherwise the
+ * tick with the most trailing zero bits: entries whose ranges overlap
  * tend to pick the same such tick without knowing of one another, as
  * round_jiffies() and the coarse levels of timer.c's wheel make them do.
  * It is @last with the bits cleared below the highest bit in which
@@ -669,22 +672,22 @@ u64 twheel_next_work(const struct twheel *w)
 EXPORT_SYMBOL_IF_KUNIT(twheel_next_work);
 
 /**
- * twheel_busy_tick() - a tick of a window on which the wheel has work
+ * twheel_busy_tick() - a tick of a range on which the wheel has work
  * @w: the wheel.
- * @first: the window's first tick, after @w->now.
+ * @first: the range's first tick, after @w->now.
  * @last: its last.
  *
- * Looks at level 0's busy bits, over the part of the window that level 0
+ * Looks at level 0's busy bits, over the part of the range that level 0
  * holds: Scheme 7's level 0 holds the ticks up to the end of the next
  * level-1 slot, each in a slot of its own; Scheme 6's one level holds any
  * tick, and a busy slot may then hold only entries of a later rotation.
- * An owner arming an entry with a window puts it on such a tick, to share
+ * An owner arming an entry with a range puts it on such a tick, to share
  * the interrupt it takes there anyway (twheel_coalesce()).
  *
  * Paper: Appendix A's busy bits, read for a range instead of the next one.
  *
  * Return: the first tick from @first to @last whose level-0 slot holds
- * entries, or %U64_MAX if none does; O(window / BITS_PER_LONG), and at
+ * entries, or %U64_MAX if none does; O(range / BITS_PER_LONG), and at
  * most level 0's slots.
  */
 u64 twheel_busy_tick(const struct twheel *w, u64 first, u64 last)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The module: its parameters, their checks, and load and unload of the
- * engine (twheel_hw.c), the BSD interface (twheel_bsd.c) and debugfs, each
- * of which owns its own set-up and teardown.
+ * engine (the bases of twheel_hw.c, on which twheel_callout.c's handle
+ * API arms), the BSD interface (twheel_bsd.c) and debugfs, each of which
+ * owns its own set-up and teardown.
  */
 
 #include <linux/init.h>

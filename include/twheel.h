@@ -3,33 +3,14 @@
  * twheel.h - callouts on timing wheels, for client modules.
  *
  * Two interfaces, both from the BSD callout redesign that Varghese and Lauck
- * describe (Costello's implementation of Scheme 6):
- *
- *   callout_init()        make a caller-owned handle ready for use
- *   callout_init_lock()   the same, for a callout whose function twheel
- *                         calls with the caller's spinlock held
- *   callout_init_raw_lock()  the same, with a raw_spinlock_t
- *   callout_init_flags()  callout_init() with flags: CALLOUT_PINNED
- *   setcallout()          arm (or re-arm) a handle to run func(arg) after
- *                         whole ticks
- *   setcallout_ns()       the same, after nanoseconds, exact
- *   setcallout_at()       the same, at a CLOCK_MONOTONIC time, exact
- *   setcallout_jiffies()  the same, at a jiffies deadline (as mod_timer())
- *   setcallout_on()       all of them: relative or absolute, with a
- *                         precision that lets twheel save interrupts, on
- *                         a chosen CPU
- *   callout_forward()     re-arm a periodic callout from its last deadline
- *   callout_when()        the deadline of a pending callout
- *   callout_remaining()   the time left before it
- *   unsetcallout()        cancel a handle, O(1), never waits
- *   unsetcallout_sync()   cancel it and wait for a running func to return
- *   unsetcallout_shutdown()  that, and every later arming is a no-op
- *   callout_pending()     is a handle armed?
- *   DEFINE_CALLOUT()      a handle at file scope, ready without callout_init()
- *   timeout()             BSD: arm func(arg), no handle (twheel allocates)
- *   untimeout()           BSD: cancel one pending func(arg), found by hash
- *   twheel_tick_ns()      the length of one tick
- *   twheel_ns_to_ticks()  nanoseconds to ticks, rounded up
+ * describe (Costello's implementation of Scheme 6): a caller-owned handle,
+ * &struct callout, set up by callout_init() and armed and cancelled by
+ * setcallout(), unsetcallout() and their kin, in O(1); and BSD's
+ * timeout(func, arg, ticks) and untimeout(func, arg), which need no
+ * handle.  What each call does, where it may be called and what it
+ * returns is its kernel-doc: below for the inline ones, else beside its
+ * definition (twheel_callout.c, twheel_bsd.c, twheel_hw.c).  docs/api.md
+ * gathers them by task.
  *
  * timeout() and untimeout() are the BSD names, for BSD code; they call
  * twheel_timeout() and twheel_untimeout().  A file that has a name of its
@@ -71,7 +52,9 @@ struct callout {
 };
 
 /*
- * Flags of callout_init_flags() and callout_init_lock().
+ * Flags of callout_init_flags() and callout_init_lock().  Their bits are
+ * not setcallout_on()'s, so that either call refuses the other's flags
+ * (-EINVAL).
  *
  * CALLOUT_RETURNUNLOCKED (lock-associated callouts only): the function
  * releases the lock itself before it returns (FreeBSD's flag of the same
@@ -89,7 +72,8 @@ struct callout {
 
 /*
  * The owner word of a handle set up at build time: twheel's mark of an
- * initialised handle (twheel_hw.c checks it against its own), on CPU 0.
+ * initialised handle, on CPU 0 (twheel_callout_inline.h checks it against
+ * its own).
  */
 #define __CALLOUT_OWNER_STATIC	0xc7000000U
 
@@ -246,12 +230,12 @@ int __callout_init_lock(struct callout_locked *lc, void *lock, bool raw,
  * one that is not stays so, and the call returns 0.
  * CALLOUT_IF_SOONER: leave a pending callout as it is, and return 1, if
  * the tick chosen for it is no later than the last the new arming's
- * window allows: it then runs no later than the new caller asks
+ * range allows: it then runs no later than the new caller asks
  * (timer_reduce()).
  */
-#define CALLOUT_ABSOLUTE	0x1
-#define CALLOUT_IF_PENDING	0x2
-#define CALLOUT_IF_SOONER	0x4
+#define CALLOUT_ABSOLUTE	0x100
+#define CALLOUT_IF_PENDING	0x200
+#define CALLOUT_IF_SOONER	0x400
 
 /* setcallout_on()'s @cpu for "where setcallout() would put it". */
 #define CALLOUT_CPU_ANY		(-1)

@@ -44,7 +44,7 @@
  * - %TIMER_DEFERRABLE: twheel does not defer a timer until its CPU wakes
  *   for something else.  It gives the timer a precision of one eighth of
  *   its delay instead (setcallout_on()), timer_list's allowance for long
- *   timers: it runs within that window on an interrupt its CPU takes
+ *   timers: it runs within that range on an interrupt its CPU takes
  *   anyway, if there is one, so it seldom wakes a CPU of its own.
  * - The CPU: an arming puts the timer on the calling CPU (twheel never
  *   moves a timer to another, busier CPU), so %TIMER_PINNED changes
@@ -256,7 +256,7 @@ static inline int twheel_mod_timer_pending(struct twheel_timer *timer,
  * @expires: the deadline, in jiffies.
  *
  * As timer_reduce(): a pending timer that runs no later than an arming
- * for @expires may (on a tick no later than its window's end, see
+ * for @expires may (on a tick no later than its range's end, see
  * setcallout_on()'s %CALLOUT_IF_SOONER) is left as it is, ->expires too.
  *
  * Context: as twheel_mod_timer().

@@ -12,7 +12,7 @@
 #include <linux/types.h>
 
 #include <twheel.h>
-#include <twheel_compat.h>	/* KUNIT_ARRAY_PARAM_DESC() on 6.1 */
+#include "twheel_compat.h"	/* KUNIT_ARRAY_PARAM_DESC() on 6.1 */
 
 /* The kinds of lock, and who releases it after the function. */
 struct lock_kind {

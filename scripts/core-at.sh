@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# core-at.sh REV DIR - the wheel core of git revision REV (twheel_core.c and
-# include/) into DIR, for user-bench.sh and user-ops.sh to build against;
-# prints REV's short hash.
+# core-at.sh REV DIR - the wheel core of git revision REV (twheel_core.c,
+# its headers beside it, and include/, where older revisions kept them
+# all) into DIR, for user-bench.sh and user-ops.sh to build against with
+# -IDIR -IDIR/include; prints REV's short hash.
 
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -11,7 +12,8 @@ set -euo pipefail
 cd "$TWHEEL_TOP"
 rev=$(git rev-parse --short "$1^{commit}") || die "no commit $1"
 mkdir -p "$2/include"
-for f in twheel_core.c $(git ls-tree --name-only "$rev" include/); do
+for f in twheel_core.c $(git ls-tree --name-only "$rev" include/ \
+			 twheel_core.h twheel_core_inline.h); do
 	git show "$rev:$f" >"$2/$f"
 done
 echo "$rev"

@@ -25,9 +25,7 @@ install)
 	[ -f "$top/Module.symvers" ] ||
 		{ echo "kit.sh: build twheel first: no $top/Module.symvers" >&2; exit 1; }
 	install -d "$kit/include"
-	install -m 0644 "$top/include/twheel.h" "$top/include/twheel_entry.h" \
-		"$top/include/twheel_timer.h" \
-		"$kit/include/"
+	install -m 0644 "$top"/include/*.h "$kit/include/"
 	install -m 0644 "$top/Module.symvers" "$kit/Module.symvers"
 	echo "twheel: client kit for $kver in $kit"
 	;;

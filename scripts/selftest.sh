@@ -196,7 +196,7 @@ style_fault() {
 }
 style_fault checkpatch twheel_main.c 's/^\tint ret;$/\tint ret; /' \
 	'TRAILING_WHITESPACE'
-style_fault kernel-doc include/twheel_core.h '/^ \* @pow2:/d' \
+style_fault kernel-doc twheel_core.h '/^ \* @pow2:/d' \
 	"member 'pow2' not described"
 
 [ $failures -eq 0 ] || die "the harness self-test failed $failures of $checks checks"

@@ -28,22 +28,22 @@ export DURATION=${DURATION:-40}
 start=$(date +%s)
 missed=0
 
-# plant NAME PATTERN FROM TO: in a copy of the tree, replace the one
-# occurrence of FROM in twheel_hw.c by TO, run the torture, and require
-# FAILURE with a violation matching PATTERN.
+# plant NAME PATTERN FILE FROM TO: in a copy of the tree, replace the one
+# occurrence of FROM in FILE by TO, run the torture, and require FAILURE
+# with a violation matching PATTERN.
 plant() {
-	local name=$1 pattern=$2 from=$3 to=$4 copy log
+	local name=$1 pattern=$2 file=$3 from=$4 to=$5 copy log
 	copy=$TWHEEL_TOP/build/race-$name
 	rm -rf "$copy"
 	copy_tree "$copy"
-	FROM=$from TO=$to python3 - "$copy/twheel_hw.c" <<'EOF'
+	FROM=$from TO=$to python3 - "$copy/$file" <<'EOF'
 import os, sys
 path = sys.argv[1]
 src = open(path).read()
 old, new = os.environ["FROM"], os.environ["TO"]
 if src.count(old) != 1:
-    sys.exit("twheel: the race's code occurs %d times in twheel_hw.c, not once"
-             % src.count(old))
+    sys.exit("twheel: the race's code occurs %d times in %s, not once"
+             % (src.count(old), os.path.basename(path)))
 open(path, "w").write(src.replace(old, new))
 EOF
 	log=$copy.report
@@ -62,6 +62,7 @@ EOF
 }
 
 plant cancel-unlocked 'more endings than armings|returned 1, but arming' \
+twheel_callout.c \
 '	base = lock_callout_base(c, &flags);
 	ret = cancel_locked(base, c);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
@@ -79,14 +80,14 @@ EXPORT_SYMBOL_GPL(unsetcallout);' \
 }
 EXPORT_SYMBOL_GPL(unsetcallout);'
 
-plant sync-early 'returned with a run still going' \
+plant sync-early 'returned with a run still going' twheel_callout.c \
 '		if (!running)
-			return ret;
-		if (atomic) {' \
-'		return ret;
-		if (atomic) {'
+			return 0;
+		switch (how) {' \
+'		return 0;
+		switch (how) {'
 
-plant lock-ignores 'ran after a cancel under its lock' \
+plant lock-ignores 'ran after a cancel under its lock' twheel_hw.c \
 '	run = base->run_pending;
 	base->run_pending = false;' \
 '	run = true;

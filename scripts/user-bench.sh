@@ -44,7 +44,7 @@ results=$(realpath -m "$results")/user-bench
 # build CORE_DIR BINARY PROGRAM
 build() {
 	${CC:-cc} -std=gnu11 -O2 -Wall -Wno-unused-parameter \
-		-Iuser/shim -I"$1/include" -o "$2" \
+		-Iuser/shim -I"$1" -I"$1/include" -o "$2" \
 		"user/$3.c" "$1/twheel_core.c" user/shim/shim.c ||
 		die "building $2 against $1 failed"
 }

@@ -31,7 +31,7 @@
 #   warn   twheel_destroy() warns of an empty wheel, not of a full one
 #
 # The bugs are planted by editing copies of twheel_core.c and
-# include/twheel_core_inline.h in build/user/fuzz/, never the files, at
+# twheel_core_inline.h in build/user/fuzz/, never the files, at
 # text the core keeps however its hot paths are written; if an edit finds
 # nothing to change the script fails, so that a rewrite cannot leave the
 # self-test testing nothing.  Exits
@@ -51,23 +51,23 @@ mkdir -p "$out/corpus"
 cd "$TWHEEL_TOP"
 
 # build BINARY CORE [INCLUDE] - the checker over the core in file CORE,
-# with the headers of directory INCLUDE before those of include/.
+# with the headers of directory INCLUDE before the tree's.
 build() {
 	clang-14 -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -Wall -Wextra \
 		-Wno-unused-parameter -Wno-sign-compare \
 		-Wno-missing-field-initializers -Werror \
-		-Iuser/shim ${3:+-I"$3"} -Iinclude -Ikunit -o "$1" \
+		-Iuser/shim ${3:+-I"$3"} -I. -Iinclude -Ikunit -o "$1" \
 		user/fuzz.c kunit/model.c \
 		kunit/model_scenarios.c "$2" user/shim/shim.c ||
 		die "building $1 failed"
 }
 
-# plant BUG - write $out/BUG/twheel_core.c and $out/BUG/include/
-# twheel_core_inline.h, the core and its inline half, with BUG in one.
+# plant BUG - write $out/BUG/twheel_core.c and $out/BUG/twheel_core_inline.h,
+# the core and its inline half, with BUG in one.
 plant() {
-	local dir=$out/$1 inl=include/twheel_core_inline.h
-	mkdir -p "$dir/include"
+	local dir=$out/$1 inl=twheel_core_inline.h
+	mkdir -p "$dir"
 	cp twheel_core.c "$dir/twheel_core.c"
 	cp "$inl" "$dir/$inl"
 	case $1 in
@@ -166,7 +166,7 @@ for b in slot:'expired late|seed .* did not expire|next work' \
 	 warn:'WARN_ON fired'; do
 	bug=${b%%:*} want=${b#*:} dir=$out/${b%%:*}
 	plant "$bug"
-	build "$dir/fuzz" "$dir/twheel_core.c" "$dir/include"
+	build "$dir/fuzz" "$dir/twheel_core.c" "$dir"
 	rm -rf "$dir/corpus" "$dir/crash-"*
 	mkdir -p "$dir/corpus"
 	for how in scenarios seeds fuzzer; do

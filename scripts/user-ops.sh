@@ -53,7 +53,7 @@ cd "$TWHEEL_TOP"
 build() {
 	${CC:-cc} -std=gnu11 -O2 -fno-tree-vectorize -g -Wall \
 		-Wno-unused-parameter -Iuser/shim \
-		-I"$1/include" -o "$2" user/ops.c "$1/twheel_core.c" \
+		-I"$1" -I"$1/include" -o "$2" user/ops.c "$1/twheel_core.c" \
 		user/shim/shim.c || die "building $2 against $1 failed"
 }
 build . "$out/ops"

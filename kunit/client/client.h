@@ -6,7 +6,7 @@
  * written from docs/api.md and include/twheel.h alone, as any module
  * that uses twheel would be, they link against twheel's Module.symvers and
  * call nothing but the exported API.  Of twheel's headers they include
- * <twheel.h>, and <twheel_compat.h> for its KUnit shims only
+ * <twheel.h>, and "../twheel_compat.h" for its KUnit shims only
  * (KUNIT_ARRAY_PARAM_DESC() and slow cases on 6.1): test scaffolding, not
  * twheel API.  client_timer.c includes <twheel_timer.h> instead, and not
  * this header, whose <twheel.h> would bring in the BSD names it must
@@ -61,7 +61,7 @@
 #include <linux/types.h>
 
 #include <twheel.h>
-#include <twheel_compat.h>	/* KUnit shims only */
+#include "../twheel_compat.h"	/* KUnit shims only */
 
 #include "../wait.h"		/* test scaffolding, no twheel call */
 

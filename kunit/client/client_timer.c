@@ -19,7 +19,7 @@
  * twheel_add_timer() of a pending timer.
  *
  * Of twheel's headers this file includes <twheel_timer.h> alone, as a
- * converted module does (and <twheel_compat.h> for KUnit shims): not
+ * converted module does (and "../twheel_compat.h" for KUnit shims): not
  * client.h, whose <twheel.h> brings in the BSD names.  Its own timeout
  * and untimeout() below are the check that <twheel_timer.h> leaves those
  * names free: were either declared, this file would not compile.
@@ -49,7 +49,7 @@
 #include <linux/smp.h>
 
 #include <twheel_timer.h>
-#include <twheel_compat.h>	/* KUnit shims only */
+#include "../twheel_compat.h"	/* KUnit shims only */
 
 #include "../wait.h"		/* test scaffolding, no twheel call */
 #include "ticks.h"

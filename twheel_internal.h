@@ -6,12 +6,14 @@
  *
  *   twheel_main.c     parameters, load and unload: calls every init/exit
  *   twheel_debugfs.c  reads the engine and the BSD interface
- *   twheel_bsd.c      timeout()/untimeout(): arms callouts on the engine,
- *                     inlining its arming and cancelling (twheel_callout.c
- *                     compiles it after twheel_hw.c, as one unit)
- *   twheel_hw.c       the engine: per-CPU wheels on an hrtimer tick, the
- *                     handle API; calls only the wheels
+ *   twheel_bsd.c      timeout()/untimeout(): arms callouts on the bases
+ *   twheel_callout.c  the handle API: arms and cancels on the bases
+ *   twheel_hw.c       the bases: per-CPU wheels, each on its tick timer
+ *                     (an hrtimer); expiry, hotplug, statistics
  *   twheel_core.c     the wheels, without a clock
+ *
+ * twheel_bsd.c and twheel_callout.c arm and cancel with the inline pieces
+ * of twheel_callout_inline.h, which twheel_hw.c defines the data of.
  */
 #ifndef _TWHEEL_INTERNAL_H
 #define _TWHEEL_INTERNAL_H
@@ -78,7 +80,7 @@ static inline u64 twheel_div_recip(u64 n, u64 d, u64 recip)
 }
 
 /*
- * The most entries the tick handles (runs, moves or looks at) with the
+ * The most entries the tick timer handles (runs, moves or looks at) with the
  * base lock held and interrupts off; other bounded walks use it too.
  */
 #define TWHEEL_BATCH		256
@@ -178,7 +180,7 @@ typedef void (*twheel_release_fn)(struct callout *c);
  */
 typedef bool (*twheel_match_fn)(const struct callout *c, void *data);
 
-/* twheel_hw.c: the engine */
+/* twheel_hw.c: the bases and their tick timers */
 int twheel_engine_init(const struct twheel_geometry *geo, u64 tick,
 		       twheel_release_fn release);
 int twheel_engine_start(void);
@@ -188,8 +190,6 @@ void twheel_engine_freeze(void);
 void twheel_engine_thaw(void);
 unsigned long twheel_engine_cancel_if(twheel_match_fn match, void *data,
 				      callout_func_t *first);
-void twheel_init_timeout(struct callout *c, const char *name,
-			 struct lock_class_key *key);
 void twheel_count_timeout_failed(void);
 const struct twheel_geometry *twheel_geometry(void);
 u64 twheel_now(void);
@@ -200,6 +200,10 @@ unsigned long twheel_callouts_read(unsigned int cpu,
 				   unsigned long max, unsigned long *copied);
 void twheel_level_read(unsigned int cpu, unsigned int level,
 		       struct twheel_level_info *li);
+
+/* twheel_callout.c: the handle API, beside what twheel.h declares */
+void twheel_init_timeout(struct callout *c, const char *name,
+			 struct lock_class_key *key);
 
 /* twheel_bsd.c: timeout() and untimeout() */
 int twheel_timeout_init(u64 precision);

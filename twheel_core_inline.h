@@ -4,7 +4,8 @@
  *
  * The wheels' hot paths, for twheel_core.c, whose twheel_add_at() and
  * twheel_del() are built from them, and for the callout layer
- * (twheel_hw.c), which inlines them where it arms and cancels a callout:
+ * (twheel_callout_inline.h), which inlines them where it arms and cancels
+ * a callout:
  * a call into another file, with its entry and return, cost about ten of
  * the 400 or so instructions of an unsetcallout()+setcallout() pair, and
  * a pair made two.  One copy of the code, compiled into each caller.

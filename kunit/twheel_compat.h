@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Differences between the kernels twheel supports (6.1 and 6.12), kept in
- * one place so that the rest of the code is written against one API.
+ * one place so that the rest of the code is written against one API.  All
+ * of them are KUnit's so far, so this is a test header: the suites of
+ * kunit/ and kunit/client/ include it, the module does not.
  */
 #ifndef _TWHEEL_COMPAT_H
 #define _TWHEEL_COMPAT_H
