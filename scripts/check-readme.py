@@ -9,6 +9,11 @@ HTML comment on a line of its own just before it:
   <!-- excerpt: PATH -->    its lines are consecutive lines of PATH (lines
                             of a C comment may drop their leading " * ")
   <!-- names: PATH -->      every function and struct it names is in PATH
+  <!-- calls: PATH -->      every call of twheel's API in it (callout_*,
+                            setcallout*, unsetcallout*, timeout, untimeout,
+                            twheel_*) and every struct callout* it names is
+                            declared in PATH, each call with as many
+                            arguments as its declaration
   <!-- rows: PATH -->       every line of the table below is a line of PATH
   <!-- figures: PATH -->    each row of the table below, or each line of
                             the paragraph below, has its numbers, in
@@ -19,28 +24,43 @@ HTML comment on a line of its own just before it:
                             COMMAND must be a make target or a script
   <!-- drawing: WHAT -->    the block below is a picture drawn by hand
 
+A PATH with a wildcard (twheel_*.c) names the files it matches, and the
+block must agree with one of them.
+
 Besides, a fenced block other than `sh` (commands to type) must carry one
 of these, and so must a table with a cell that is a measurement (numbers,
 with a unit or a slash between them maybe); every
 `make TARGET` in code must be a target of the Makefile; every file named
 in backticks, every relative link and its #anchor must exist; and every
 twheel_*, TWHEEL_*, callout_* and CALLOUT_* name in backticks must occur
-in the sources.  Prints each finding and exits 1 if there is any.
+in the sources.
+
+And docs/design.md must name every header of the tree (one at the top
+level by its name, any other by its path from the top, one of user/shim/
+by its path from there, as it is included) and every folder at the top
+of the tree (as "NAME/"); the tree is what git has, and the files not yet
+added, as they are when this runs.
+
+Prints each finding and exits 1 if there is any.
 """
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 top = Path(__file__).resolve().parent.parent
 docs = [top / 'README.md'] + sorted((top / 'docs').glob('*.md'))
-MARK = re.compile(r'^<!-- (copy|excerpt|names|rows|figures|output|drawing): '
-                  r'(.+?) -->$')
+MARK = re.compile(r'^<!-- (copy|excerpt|names|calls|rows|figures|output|'
+                  r'drawing): (.+?) -->$')
 NUM = re.compile(r'\d+(?:\.\d+)?')
 # A table cell that is a measurement: numbers, maybe several ("48 / 46.4",
 # "1.2x"), maybe with a unit ("1945 us").
 FIGURE = re.compile(r'\s*~?[\d.,]+(?:\s*(?:/|x|%|us|ns|ms|s)\s*[\d.,]*)*\s*')
 OURS = re.compile(r'\b(?:twheel|TWHEEL|callout|CALLOUT)_\w+')
+# The calls a <!-- calls: --> block is held to.
+API = re.compile(r'(?:un)?setcallout\w*|callout_\w+|(?:un)?timeout|twheel_\w+|'
+                 r'DEFINE_CALLOUT')
 FILE = re.compile(r'^[\w.*/-]+\.(?:c|h|sh|py|md|csv|png|config|conf)$|'
                   r'^[\w.-]+(?:/[\w.*-]+)+/?$')
 findings = []
@@ -89,10 +109,23 @@ def check_mark(kind, arg, lang, body):
         if cmd and cmd[0].startswith('scripts/') and (top / cmd[0]).is_file():
             return None
         return f'"{arg}" is no make target or script'
-    path = top / arg
-    if not path.is_file():
-        return f'{arg} does not exist'
-    text = path.read_text(errors='replace')
+    if not any(c in arg for c in '*?['):
+        path = top / arg
+        if not path.is_file():
+            return f'{arg} does not exist'
+        return check_file(kind, arg, path.read_text(errors='replace'), body)
+    paths = sorted(p for p in top.glob(arg) if p.is_file())
+    if not paths:
+        return f'no file matches {arg}'
+    problems = [check_file(kind, arg, p.read_text(errors='replace'), body)
+                for p in paths]
+    return None if None in problems else problems[0]
+
+
+def check_file(kind, arg, text, body):
+    """What is wrong with a block marked KIND: ARG, against TEXT, or None."""
+    if kind == 'calls':
+        return check_calls(arg, text, body)
     if kind == 'copy':
         return None if '\n'.join(body) + '\n' == text else f'not a copy of {arg}'
     if kind == 'excerpt':
@@ -124,6 +157,56 @@ def check_mark(kind, arg, lang, body):
     return None
 
 
+def arguments(text, i):
+    """The arguments of the parenthesis opening at text[i], split."""
+    depth, args, start = 0, [], i + 1
+    for j in range(i, len(text)):
+        if text[j] in '([{':
+            depth += 1
+        elif text[j] in ')]}':
+            depth -= 1
+            if depth == 0:
+                args.append(text[start:j])
+                break
+        elif text[j] == ',' and depth == 1:
+            args.append(text[start:j])
+            start = j + 1
+    args = [a.strip() for a in args]
+    return [] if args in ([''], ['void']) else args
+
+
+def unquoted(text):
+    """TEXT without its comments and with its strings emptied."""
+    text = re.sub(r'/\*.*?\*/|//[^\n]*', ' ', text, flags=re.S)
+    return re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', '""', text)
+
+
+def check_calls(arg, text, body):
+    """Each API call of BODY declared in TEXT, with its number of arguments."""
+    text, code = unquoted(text), unquoted('\n'.join(body))
+    declared = {}
+    # At the start of a line: a macro with arguments, or a declaration.
+    head = r'^(?:#define\s+(\w+)\(|[A-Za-z_][\w \t*]*?\b(\w+)\s*\()'
+    for m in re.finditer(head, text, re.M):
+        name = m.group(1) or m.group(2)
+        declared.setdefault(name, set()).add(len(arguments(text, m.end() - 1)))
+    wrong = []
+    for m in re.finditer(r'\b(\w+)\s*\(', code):
+        name = m.group(1)
+        if not API.fullmatch(name):
+            continue
+        n = len(arguments(code, m.end() - 1))
+        if name not in declared:
+            wrong.append(f'{name}() is not declared')
+        elif n not in declared[name]:
+            wrong.append(f'{name}() with {n} arguments, declared with '
+                         f'{" or ".join(map(str, sorted(declared[name])))}')
+    for name in re.findall(r'struct (callout\w*)', code):
+        if not re.search(r'struct ' + name + r'\b', text):
+            wrong.append(f'struct {name} is not declared')
+    return f'against {arg}: {"; ".join(wrong)}' if wrong else None
+
+
 def subsequence(want, have):
     rest = iter(have)
     return all(w in rest for w in want)
@@ -137,11 +220,12 @@ def check_code(doc, text):
                              span):
             if m.group(2) not in targets:
                 findings.append(f'{doc}: make {m.group(2)}: no such target')
-        if FILE.match(span) and not span.startswith(('build/', '/')):
+        if FILE.match(span):
             hits = list(top.glob(span.rstrip('/'))) if '/' in span else \
                 [1 for n in names if Path(n).match(span)]
-            if not hits:
+            if not hits and not span.startswith(('build/', '/')):
                 findings.append(f'{doc}: `{span}` does not exist')
+            continue
         for name in OURS.findall(span):
             if name not in words:
                 findings.append(f'{doc}: `{name}` is not in the sources')
@@ -182,6 +266,45 @@ for doc_path in docs:
         elif anchor and path.suffix == '.md' and anchor[1:] not in {
                 slug(h) for h in re.findall(r'^#+ (.*)$', path.read_text(), re.M)}:
             findings.append(f'{doc}: link to {target}{anchor}: no such heading')
+
+
+def tracked():
+    """The tree's files, as git has them, and those not yet added."""
+    try:
+        out = subprocess.run(['git', '-C', str(top), 'ls-files', '--cached',
+                              '--others', '--exclude-standard', '-z'],
+                             capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return sorted(str(p.relative_to(top)) for p in tree)
+    return sorted({f for f in out.decode().split('\0')
+                   if f and (top / f).is_file()})
+
+
+def named(text, name):
+    """Whether TEXT names NAME by itself, not as part of a longer path."""
+    return re.search(r'(?<![\w-])(?<!\w/)' + re.escape(name) +
+                     r'(?![\w/-]|\.\w)', text) is not None
+
+
+def check_design():
+    """docs/design.md names every header and every top-level folder."""
+    design = top / 'docs' / 'design.md'
+    text = design.read_text()
+    files = tracked()
+    for f in files:
+        if not f.endswith('.h'):
+            continue
+        ways = [f]
+        if f.startswith('user/shim/'):
+            ways.append(f[len('user/shim/'):])
+        if not any(named(text, w) for w in ways):
+            findings.append(f'docs/design.md: names no header {f}')
+    for folder in sorted({f.split('/')[0] for f in files if '/' in f}):
+        if not named(text, folder + '/'):
+            findings.append(f'docs/design.md: names no folder {folder}/')
+
+
+check_design()
 
 for finding in findings:
     print(f'check-readme: {finding}', file=sys.stderr)
