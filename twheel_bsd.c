@@ -122,7 +122,7 @@
 #include <kunit/visibility.h>
 
 #include "twheel.h"
-#include "twheel_callout_inline.h"
+#include "twheel_hw.h"
 #include "twheel_internal.h"
 
 #define TWHEEL_HASH_LOCK_BITS	6

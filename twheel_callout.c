@@ -4,7 +4,7 @@
  * kin, callout_forward()), callout_when() and callout_pending(), the
  * cancels and the sync cancel, and the out-of-line half of twheel_timer.h.
  * Each arms and cancels on the per-CPU bases of twheel_hw.c, with the
- * inline pieces of twheel_callout_inline.h.
+ * inline pieces of twheel_hw.h.
  */
 
 /**
@@ -61,38 +61,8 @@
 #include <linux/wait.h>
 
 #include "twheel.h"
-#include "twheel_callout_inline.h"
+#include "twheel_hw.h"
 #include "twheel_timer.h"
-
-/*
- * Debug objects, as timer_list has them (CONFIG_DEBUG_OBJECTS_TIMERS): a
- * handle is tracked from callout_init() and active while it is pending, so
- * that freeing the memory of a pending handle is reported, naming its
- * function, and the handle is cancelled before the memory goes.  Handles
- * on the stack are not tracked: no call says when their frame ends.
- */
-static void *callout_debug_hint(void *addr)
-{
-	return ((struct callout *)addr)->func;
-}
-
-/* Memory holding a pending handle is being freed: cancel it first. */
-static bool callout_fixup_free(void *addr, enum debug_obj_state state)
-{
-	struct callout *c = addr;
-
-	if (state != ODEBUG_STATE_ACTIVE)
-		return false;
-	unsetcallout(c);
-	debug_object_free(c, &callout_debug_descr);
-	return true;
-}
-
-const struct debug_obj_descr callout_debug_descr = {
-	.name		= "callout",
-	.debug_hint	= callout_debug_hint,
-	.fixup_free	= callout_fixup_free,
-};
 
 /*
  * Is @c on its base's wheel, or is its function running there?
@@ -515,16 +485,9 @@ EXPORT_SYMBOL_GPL(callout_when);
  */
 int unsetcallout(struct callout *c)
 {
-	struct twheel_base *base;
-	unsigned long flags;
-	int ret;
-
 	if (!c || !callout_valid(c))
 		return -EINVAL;
-	base = lock_callout_base(c, &flags);
-	ret = cancel_locked(base, c);
-	raw_spin_unlock_irqrestore(&base->lock, flags);
-	return ret;
+	return cancel_callout(c);
 }
 EXPORT_SYMBOL_GPL(unsetcallout);
 

@@ -175,7 +175,6 @@
 #include <kunit/visibility.h>
 
 #include "twheel_core.h"
-#include "twheel_core_inline.h"
 
 /* Clock + interval + span, the furthest visit tick, fits a u64. */
 static_assert(TWHEEL_CLOCK_LIMIT - 1 <= U64_MAX - TWHEEL_MAX_INTERVAL -

@@ -10,7 +10,7 @@
 /**
  * DOC: twheel callout engine
  *
- * Every possible CPU has a &struct twheel_base (twheel_callout_inline.h):
+ * Every possible CPU has a &struct twheel_base (twheel_hw.h):
  * a wheel (twheel_core.c), a raw spinlock and the tick timer, an hrtimer
  * in softirq mode, pinned to the CPU.  The paper's Appendix B (symmetric
  * multiprocessing) observes that Schemes 5-7 suit processors that would
@@ -80,7 +80,7 @@
 #include <kunit/visibility.h>
 
 #include "twheel.h"
-#include "twheel_callout_inline.h"
+#include "twheel_hw.h"
 #include "twheel_internal.h"
 
 #define CREATE_TRACE_POINTS
@@ -100,6 +100,36 @@ static twheel_release_fn twheel_release;
 struct twheel_base __percpu *twheel_bases;
 static int twheel_online_state;
 static int twheel_dead_state;
+
+/*
+ * Debug objects, as timer_list has them (CONFIG_DEBUG_OBJECTS_TIMERS): a
+ * handle is tracked from callout_init() and active while it is pending, so
+ * that freeing the memory of a pending handle is reported, naming its
+ * function, and the handle is cancelled before the memory goes.  Handles
+ * on the stack are not tracked: no call says when their frame ends.
+ */
+static void *callout_debug_hint(void *addr)
+{
+	return ((struct callout *)addr)->func;
+}
+
+/* Memory holding a pending handle is being freed: cancel it first. */
+static bool callout_fixup_free(void *addr, enum debug_obj_state state)
+{
+	struct callout *c = addr;
+
+	if (state != ODEBUG_STATE_ACTIVE)
+		return false;
+	cancel_callout(c);
+	debug_object_free(c, &callout_debug_descr);
+	return true;
+}
+
+const struct debug_obj_descr callout_debug_descr = {
+	.name		= "callout",
+	.debug_hint	= callout_debug_hint,
+	.fixup_free	= callout_fixup_free,
+};
 
 static void hist_add(u64 *hist, u64 v)
 {

@@ -13,7 +13,7 @@
  *   twheel_core.c     the wheels, without a clock
  *
  * twheel_bsd.c and twheel_callout.c arm and cancel with the inline pieces
- * of twheel_callout_inline.h, which twheel_hw.c defines the data of.
+ * of twheel_hw.h, which twheel_hw.c defines the data of.
  */
 #ifndef _TWHEEL_INTERNAL_H
 #define _TWHEEL_INTERNAL_H

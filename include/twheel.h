@@ -72,7 +72,7 @@ struct callout {
 
 /*
  * The owner word of a handle set up at build time: twheel's mark of an
- * initialised handle, on CPU 0 (twheel_callout_inline.h checks it against
+ * initialised handle, on CPU 0 (twheel_hw.h checks it against
  * its own).
  */
 #define __CALLOUT_OWNER_STATIC	0xc7000000U

@@ -13,7 +13,7 @@ cd "$TWHEEL_TOP"
 rev=$(git rev-parse --short "$1^{commit}") || die "no commit $1"
 mkdir -p "$2/include"
 for f in twheel_core.c $(git ls-tree --name-only "$rev" include/ \
-			 twheel_core.h twheel_core_inline.h); do
+			 twheel_core.h); do
 	git show "$rev:$f" >"$2/$f"
 done
 echo "$rev"

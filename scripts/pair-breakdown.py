@@ -27,7 +27,7 @@ from pathlib import Path
 
 # Groups in the order of the table, each with the functions that make it.
 GROUPS = [
-    ('the wheel: place, link, count, busy bit (twheel_core_inline.h)',
+    ('the wheel: place, link, count, busy bit (twheel_core.h)',
      {'place', 'place_any', 'add_at', '__twheel_add_at', '__twheel_del', '__fls',
       'slot_get', 'slot_put', 'entry_link_tail', 'entry_unlink', 'lvl_div',
       'lvl_slot'}),

@@ -62,13 +62,12 @@ EOF
 }
 
 plant cancel-unlocked 'more endings than armings|returned 1, but arming' \
-twheel_callout.c \
+twheel_hw.h \
 '	base = lock_callout_base(c, &flags);
 	ret = cancel_locked(base, c);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return ret;
-}
-EXPORT_SYMBOL_GPL(unsetcallout);' \
+}' \
 '	base = lock_callout_base(c, &flags);
 	ret = READ_ONCE(c->entry.slot) != TWHEEL_SLOT_IDLE;
 	raw_spin_unlock_irqrestore(&base->lock, flags);
@@ -77,8 +76,7 @@ EXPORT_SYMBOL_GPL(unsetcallout);' \
 		cancel_locked(base, c);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return ret;
-}
-EXPORT_SYMBOL_GPL(unsetcallout);'
+}'
 
 plant sync-early 'returned with a run still going' twheel_callout.c \
 '		if (!running)

@@ -31,7 +31,7 @@
 #   warn   twheel_destroy() warns of an empty wheel, not of a full one
 #
 # The bugs are planted by editing copies of twheel_core.c and
-# twheel_core_inline.h in build/user/fuzz/, never the files, at
+# twheel_core.h in build/user/fuzz/, never the files, at
 # text the core keeps however its hot paths are written; if an edit finds
 # nothing to change the script fails, so that a rewrite cannot leave the
 # self-test testing nothing.  Exits
@@ -63,10 +63,10 @@ build() {
 		die "building $1 failed"
 }
 
-# plant BUG - write $out/BUG/twheel_core.c and $out/BUG/twheel_core_inline.h,
-# the core and its inline half, with BUG in one.
+# plant BUG - write $out/BUG/twheel_core.c and $out/BUG/twheel_core.h, the
+# core and its header with the inline hot paths, with BUG in one.
 plant() {
-	local dir=$out/$1 inl=twheel_core_inline.h
+	local dir=$out/$1 inl=twheel_core.h
 	mkdir -p "$dir"
 	cp twheel_core.c "$dir/twheel_core.c"
 	cp "$inl" "$dir/$inl"

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * twheel_callout_inline.h - the per-CPU base, and arming and cancelling a
- * callout on it, inline.
+ * twheel_hw.h - the per-CPU bases, and arming and cancelling a callout on
+ * them, inline.
  *
- * What twheel_hw.c (the base and its tick timer), twheel_callout.c (the
- * handle API) and twheel_bsd.c (timeout()) share: the base, the owner
- * word of a handle, the tick clock, and the hot pieces of an arming and a
- * cancel, which each caller compiles in, as the wheel's hot paths come
- * from twheel_core_inline.h.  A call into another file, with its entry and
- * return, costs a pair of setcallout() and unsetcallout() about ten of its
- * 400 or so instructions.  One copy of the code, compiled into each
- * caller.  The DOC block of twheel_hw.c explains the base and its locking.
+ * What twheel_hw.c offers the rest: the base of each CPU, the owner word
+ * of a handle, the tick clock; and the hot pieces of an arming and a
+ * cancel, which twheel_callout.c (the handle API) and twheel_bsd.c
+ * (timeout()) compile in, as they compile in the wheels' hot paths from
+ * twheel_core.h.  A call into another file, with its entry and return,
+ * costs a pair of setcallout() and unsetcallout() about ten of its 400 or
+ * so instructions.  The DOC block of twheel_hw.c explains the base and
+ * its locking.
  */
-#ifndef _TWHEEL_CALLOUT_INLINE_H
-#define _TWHEEL_CALLOUT_INLINE_H
+#ifndef _TWHEEL_HW_H
+#define _TWHEEL_HW_H
 
 #include <linux/bitfield.h>
 #include <linux/debugobjects.h>
@@ -27,7 +27,6 @@
 
 #include "twheel.h"
 #include "twheel_core.h"
-#include "twheel_core_inline.h"
 #include "twheel_internal.h"
 
 /**
@@ -178,7 +177,7 @@ static __always_inline bool callout_valid(const struct callout *c)
 	       cpu_possible(FIELD_GET(OWNER_CPU, owner));
 }
 
-/* Debug objects: twheel_callout.c. */
+/* Debug objects: twheel_hw.c. */
 extern const struct debug_obj_descr callout_debug_descr;
 
 static inline bool callout_tracked(const struct callout *c)
@@ -342,6 +341,22 @@ static __always_inline bool cancel_locked(struct twheel_base *base,
 	base->stats.stopped++;
 	trace_callout_cancel(c);
 	return true;
+}
+
+/*
+ * Cancel @c, a valid handle, under its base's lock: unsetcallout()'s
+ * whole work.
+ */
+static __always_inline int cancel_callout(struct callout *c)
+{
+	struct twheel_base *base;
+	unsigned long flags;
+	int ret;
+
+	base = lock_callout_base(c, &flags);
+	ret = cancel_locked(base, c);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return ret;
 }
 
 /*
@@ -575,4 +590,4 @@ static inline u64 range_last(u64 when, u64 precision)
 	return ns_to_tick(when + min_t(u64, precision, KTIME_MAX - when));
 }
 
-#endif /* _TWHEEL_CALLOUT_INLINE_H */
+#endif /* _TWHEEL_HW_H */
