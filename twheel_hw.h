@@ -131,7 +131,7 @@ extern struct twheel_base __percpu *twheel_bases;
  * its CPU (%CALLOUT_PINNED), whether it was shut down, and a magic number
  * that tells an initialised handle from a stray one.
  */
-#define OWNER_CPU_BITS	16
+#define OWNER_CPU_BITS		16
 #define OWNER_CPU		GENMASK(OWNER_CPU_BITS - 1, 0)
 #define OWNER_MOVING		BIT(OWNER_CPU_BITS)
 #define OWNER_TIMEOUT		BIT(OWNER_CPU_BITS + 1)
