@@ -11,7 +11,8 @@
  * twheel API.  client_timer.c includes <twheel_timer.h> instead, and not
  * this header, whose <twheel.h> would bring in the BSD names it must
  * find free (client_timer_cancel.c and client_timer_arm.c include
- * both).  What needs twheel's internals is in kunit/callout_test.c.
+ * both).  What needs twheel's internals is in kunit/ (internals_test.c,
+ * safety_test.c, ...).
  * One module, twheel_client_test; a suite a topic, a file a suite:
  *
  *   client_args.c      return values; -EINVAL with nothing changed
