@@ -16,7 +16,7 @@
  * on a few ticks and take a few interrupts (twheel_stats_read()), where
  * the same callouts exact take a tick each.  The ticks are compared, not
  * times, and the functions still never run before their deadlines.
- * (Suite twheel_client_time checks the timing a client sees.)
+ * (Suite twheel_client_deadline checks the timing a client sees.)
  */
 
 #include <kunit/test.h>

@@ -3,23 +3,18 @@
  * lock_kinds.h - the kinds of lock a lock-associated callout is set up
  * with (callout_init_lock(), callout_init_raw_lock()), as a KUnit
  * parameter table: suites twheel_lock and twheel_client_lock run cases
- * over each.  Public API only, for the client suite's sake.
+ * over each, with the helpers of kind_lock.h.  Public API only, for the
+ * client suite's sake.
  */
 #ifndef _TWHEEL_KUNIT_LOCK_KINDS_H
 #define _TWHEEL_KUNIT_LOCK_KINDS_H
 
 #include <kunit/test.h>
-#include <linux/types.h>
 
 #include <twheel.h>
 #include "twheel_compat.h"	/* KUNIT_ARRAY_PARAM_DESC() on 6.1 */
 
-/* The kinds of lock, and who releases it after the function. */
-struct lock_kind {
-	bool raw;		/* raw_spinlock_t, else spinlock_t */
-	unsigned int flags;	/* CALLOUT_RETURNUNLOCKED: the function does */
-	const char *desc;
-};
+#include "kind_lock.h"
 
 static const struct lock_kind lock_kinds[] = {
 	{ false, 0, "spinlock_t" },

@@ -39,7 +39,6 @@
 #include <linux/cpumask.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
-#include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -86,64 +85,12 @@ struct arming {
 
 struct lock_ctx {
 	struct callout_locked lc;
-	spinlock_t lock;		/* @lc's lock, unless @kind says raw */
-	raw_spinlock_t raw_lock;	/* @lc's lock, if @kind says raw */
-	const struct lock_kind *kind;
+	struct kind_lock lock;	/* @lc's, of the case's kind */
 	unsigned int here;	/* the case thread's CPU */
 	unsigned int there;	/* where the callout is armed */
 	struct twheel_cpu_stats before, after;	/* twheel's books there */
 	struct same_cpu *same;	/* a waiter on @there, until torn down */
 };
-
-static void ctx_lock(struct lock_ctx *x)
-{
-	if (x->kind->raw)
-		raw_spin_lock_bh(&x->raw_lock);
-	else
-		spin_lock_bh(&x->lock);
-}
-
-static void ctx_unlock(struct lock_ctx *x)
-{
-	if (x->kind->raw)
-		raw_spin_unlock_bh(&x->raw_lock);
-	else
-		spin_unlock_bh(&x->lock);
-}
-
-/*
- * Is the lock taken, by anyone?  Seen through a try, from a context that
- * may take it: process context here (bottom halves off), softirq in the
- * function.
- */
-static bool ctx_is_locked(struct lock_ctx *x)
-{
-	bool got = x->kind->raw ? raw_spin_trylock_bh(&x->raw_lock) :
-				  spin_trylock_bh(&x->lock);
-
-	if (got)
-		ctx_unlock(x);
-	return !got;
-}
-
-/* In the function: held by this context, as lockdep and the lock see it. */
-static bool ctx_held(struct lock_ctx *x)
-{
-	bool got;
-
-	if (x->kind->raw) {
-		lockdep_assert_held(&x->raw_lock);
-		got = raw_spin_trylock(&x->raw_lock);
-		if (got)
-			raw_spin_unlock(&x->raw_lock);
-		return !got && lockdep_is_held_type(&x->raw_lock, -1);
-	}
-	lockdep_assert_held(&x->lock);
-	got = spin_trylock(&x->lock);
-	if (got)
-		spin_unlock(&x->lock);
-	return !got && lockdep_is_held_type(&x->lock, -1);
-}
 
 /* The function: records its run, and unlocks if it is its job. */
 static void locked_fn(void *arg)
@@ -151,16 +98,11 @@ static void locked_fn(void *arg)
 	struct arming *a = arg;
 	struct lock_ctx *x = a->x;
 
-	a->held = ctx_held(x);
+	a->held = kind_lock_held(&x->lock);
 	a->late = READ_ONCE(a->cancelled);
 	a->softirq = in_serving_softirq() && !in_hardirq();
 	a->cpu = raw_smp_processor_id();
-	if (x->kind->flags & CALLOUT_RETURNUNLOCKED) {
-		if (x->kind->raw)
-			raw_spin_unlock(&x->raw_lock);
-		else
-			spin_unlock(&x->lock);
-	}
+	kind_lock_fn_return(&x->lock);
 	atomic_inc_return_release(&a->runs);
 }
 
@@ -210,15 +152,10 @@ static struct lock_ctx *ctx_setup(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, x);
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs");
-	x->kind = kind;
 	x->here = cpumask_first(cpu_online_mask);
 	x->there = cpumask_next(x->here, cpu_online_mask);
-	spin_lock_init(&x->lock);
-	raw_spin_lock_init(&x->raw_lock);
-	if (kind->raw)
-		ret = callout_init_raw_lock(&x->lc, &x->raw_lock, kind->flags);
-	else
-		ret = callout_init_lock(&x->lc, &x->lock, kind->flags);
+	kind_lock_init(&x->lock, kind);
+	ret = kind_lock_callout_init(&x->lc, &x->lock, 0);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current,
 						   cpumask_of(x->here)), 0);
@@ -258,15 +195,15 @@ static void callout_init_lock_function_holds_lock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, unsetcallout_sync(&x->lc.c), 0);
 
 	KUNIT_EXPECT_TRUE_MSG(test, a->held, "%s: not held in the function",
-			      x->kind->desc);
+			      x->lock.kind->desc);
 	KUNIT_EXPECT_TRUE(test, a->softirq);
 	KUNIT_EXPECT_EQ(test, a->cpu, x->there);
-	KUNIT_EXPECT_FALSE_MSG(test, ctx_is_locked(x),
+	KUNIT_EXPECT_FALSE_MSG(test, kind_lock_taken(&x->lock, true),
 			       "%s: still locked after the function",
-			       x->kind->desc);
+			       x->lock.kind->desc);
 	/* Taken and released again as any user would. */
-	ctx_lock(x);
-	ctx_unlock(x);
+	kind_lock_bh(&x->lock);
+	kind_unlock_bh(&x->lock);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->runs), 1);
 }
 
@@ -278,7 +215,7 @@ static void callout_init_lock_function_holds_lock(struct kunit *test)
 static bool hold_until_waiting(struct kunit *test, struct lock_ctx *x,
 			       struct arming *a)
 {
-	ctx_lock(x);
+	kind_lock_bh(&x->lock);
 	/* lock held: the function cannot start */
 	if (arm_there(x, a, 0))
 		return false;
@@ -301,7 +238,7 @@ static void unsetcallout_under_lock_waiting_expiry_cancels(struct kunit *test)
 	twheel_stats_read(x->there, &x->before);
 	waiting = hold_until_waiting(test, x, a);
 	ret = unsetcallout(&x->lc.c);
-	ctx_unlock(x);
+	kind_unlock_bh(&x->lock);
 	KUNIT_ASSERT_TRUE_MSG(test, waiting, "the tick did not come");
 	KUNIT_EXPECT_EQ(test, ret, 1);
 	/* The expiry takes the lock, finds itself cancelled, drops the lock. */
@@ -310,10 +247,10 @@ static void unsetcallout_under_lock_waiting_expiry_cancels(struct kunit *test)
 	twheel_stats_read(x->there, &x->after);
 
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&a->runs), 0,
-			    "%s: the cancelled function ran", x->kind->desc);
+			    "%s: the cancelled function ran", x->lock.kind->desc);
 	KUNIT_EXPECT_FALSE(test, callout_pending(&x->lc.c));
-	KUNIT_EXPECT_FALSE_MSG(test, ctx_is_locked(x),
-			       "%s: the lock was left held", x->kind->desc);
+	KUNIT_EXPECT_FALSE_MSG(test, kind_lock_taken(&x->lock, true),
+			       "%s: the lock was left held", x->lock.kind->desc);
 	KUNIT_EXPECT_EQ(test, x->after.stopped - x->before.stopped, 1);
 	KUNIT_EXPECT_EQ(test, x->after.expired - x->before.expired, 0);
 }
@@ -334,7 +271,7 @@ static void setcallout_under_lock_waiting_expiry_rearms(struct kunit *test)
 	waiting = hold_until_waiting(test, x, &a[0]);
 	ret = setcallout(&x->lc.c, locked_fn, &a[1], 0);
 	pending = callout_pending(&x->lc.c);
-	ctx_unlock(x);
+	kind_unlock_bh(&x->lock);
 	KUNIT_ASSERT_TRUE_MSG(test, waiting, "the tick did not come");
 	KUNIT_EXPECT_EQ(test, ret, 1);
 	KUNIT_EXPECT_TRUE(test, pending);
@@ -344,11 +281,11 @@ static void setcallout_under_lock_waiting_expiry_rearms(struct kunit *test)
 	twheel_stats_read(x->there, &x->after);
 
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&a[0].runs), 0,
-			    "%s: the replaced arming ran", x->kind->desc);
+			    "%s: the replaced arming ran", x->lock.kind->desc);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a[1].runs), 1);
 	KUNIT_EXPECT_TRUE(test, a[1].held);
 	KUNIT_EXPECT_EQ(test, a[1].cpu, x->there);
-	KUNIT_EXPECT_FALSE(test, ctx_is_locked(x));
+	KUNIT_EXPECT_FALSE(test, kind_lock_taken(&x->lock, true));
 	KUNIT_EXPECT_EQ(test, x->after.rearmed - x->before.rearmed, 1);
 	KUNIT_EXPECT_EQ(test, x->after.expired - x->before.expired, 1);
 	KUNIT_EXPECT_EQ(test, x->after.stopped - x->before.stopped, 0);
@@ -387,7 +324,7 @@ static void race_once(struct lock_ctx *x, struct arming *a, u32 *seed,
 	t->armed++;
 	/* The tick is 0 to 1 tick away: come before it, or after it. */
 	spin_ns(xorshift(seed) % tick);
-	ctx_lock(x);
+	kind_lock_bh(&x->lock);
 	spin_ns(xorshift(seed) % (2 * tick));
 	was = callout_pending(&x->lc.c);
 	ret = unsetcallout(&x->lc.c);
@@ -402,7 +339,7 @@ static void race_once(struct lock_ctx *x, struct arming *a, u32 *seed,
 	} else {
 		t->bad_zero++;
 	}
-	ctx_unlock(x);
+	kind_unlock_bh(&x->lock);
 }
 
 /*
@@ -770,7 +707,7 @@ static void unsetcallout_sync_on_expiry_cpu_cancels_waiting_expiry(struct kunit 
 			    !task_is_running(sc->waiter));
 	/* Read before the release: nothing returns before this. */
 	released = ktime_get();
-	ctx_unlock(x);
+	kind_unlock_bh(&x->lock);
 	back = same_cpu_wait(test, sc, released);
 	spin_ns(3 * twheel_tick_ns());
 	twheel_stats_read(x->there, &x->after);
@@ -790,7 +727,7 @@ static void unsetcallout_sync_on_expiry_cpu_cancels_waiting_expiry(struct kunit 
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&a->runs), 0,
 			    "the cancelled function ran");
 	KUNIT_EXPECT_FALSE(test, callout_pending(&x->lc.c));
-	KUNIT_EXPECT_FALSE(test, ctx_is_locked(x));
+	KUNIT_EXPECT_FALSE(test, kind_lock_taken(&x->lock, true));
 	KUNIT_EXPECT_EQ(test, x->after.stopped - x->before.stopped, 1);
 	KUNIT_EXPECT_EQ(test, x->after.expired - x->before.expired, 0);
 }

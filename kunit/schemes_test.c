@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit differential tests of every timer scheme behind bench/tsched.h:
- * Schemes 1 to 5 and the Timer Lawn, whose code (bench/tsched.c) is
- * compiled in here, and twheel's Schemes 6 and 7, reached in twheel.ko.
+ * KUnit suite twheel_schemes: differential tests of every timer scheme
+ * behind bench/tsched.h: Schemes 1 to 5 and the Timer Lawn, whose code
+ * (bench/tsched.c) is compiled in here, and twheel's Schemes 6 and 7,
+ * reached in twheel.ko.
  *
  * The suite knows the schemes only through the tsched_*() calls and the
  * fields tsched.h documents, and holds every one of them to the reference
@@ -20,6 +21,9 @@
  * paths a random run reaches only by luck: order within a tick, del in
  * every state, adds from expiry functions; then teardown; and
  * tsched_init() refuses bad shapes.
+ *
+ * Built into twheel_model_test with twheel_wheel and the model
+ * (wheel_test.c).
  */
 
 #include <kunit/test.h>
@@ -33,15 +37,14 @@
 #include <linux/string.h>
 
 #include "twheel_compat.h"
+#include "model.h"
 
 /*
- * The reference model, built into this module as into the other suite's:
- * Kbuild warns of an object linked into two modules.
+ * The code under test, not exported, is built into this module too; it is
+ * bench's, and Kbuild builds an object only within the folder it lists it
+ * in: here, then, as a part of this file.  (bench/ builds tsched.o for
+ * twheel_schemes.ko, with its own flags, in its own build.)
  */
-#include "model.c"
-#include "model_scenarios.c"
-
-/* The code under test: not exported, it is built into this module too. */
 #include "../bench/tsched.c"
 
 /* A timer of the tests, with the model's view of it. */
@@ -424,7 +427,3 @@ static struct kunit_suite tsched_suite = {
 };
 
 kunit_test_suite(tsched_suite);
-
-MODULE_DESCRIPTION("KUnit differential tests of every timer scheme of tsched.h");
-MODULE_LICENSE("GPL");
-TWHEEL_IMPORT_KUNIT_NS();

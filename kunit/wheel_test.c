@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of the wheels at work: entries armed, stopped and re-armed
+ * KUnit suite twheel_wheel: the wheels at work: entries armed, stopped and re-armed
  * with twheel_add() and twheel_del(), and the clock driven by hand with
  * twheel_advance(), on wheels of both schemes.
  *
@@ -16,6 +16,10 @@
  * What a wheel does besides add, del and advance (twheel_add_at(),
  * twheel_forward(), twheel_abandon(), twheel_first(), the cursor) is
  * checked without the model, in wheel_ops_test.c.
+ *
+ * One module, twheel_model_test, holds the suites held to the model:
+ * this one and twheel_schemes (schemes_test.c), linked with the model
+ * (model.c, model_scenarios.c) once.
  */
 
 #include <kunit/test.h>
@@ -31,14 +35,8 @@
 
 #include "twheel_compat.h"
 #include "twheel_core.h"
+#include "model.h"
 #include "wheel_geometry.h"
-
-/*
- * The reference model, built into this module as into the other suite's:
- * Kbuild warns of an object linked into two modules.
- */
-#include "model.c"
-#include "model_scenarios.c"
 
 /* A timer of the tests, with the model's view of it. */
 struct wt_entry {
@@ -860,6 +858,6 @@ static struct kunit_suite twheel_wheel_suite = {
 
 kunit_test_suite(twheel_wheel_suite);
 
-MODULE_DESCRIPTION("KUnit tests of twheel's wheels at work");
+MODULE_DESCRIPTION("KUnit tests of twheel's wheels and of every timer scheme against a reference model");
 MODULE_LICENSE("GPL");
 TWHEEL_IMPORT_KUNIT_NS();

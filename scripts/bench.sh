@@ -119,15 +119,18 @@ if [ -n "${BASELINE:-}" ]; then
 		die "extracting $rev failed"
 	note "building the baseline twheel.ko from $rev"
 	bmods=$("$base/tree/scripts/build-module.sh" "$kdir" "$base/$ver")
-	mkdir -p "$base/clients"
+	# This tree's bench/ and the client.mk its Makefile includes, laid
+	# out as here.
+	mkdir -p "$base/clients/bench" "$base/clients/scripts"
 	cp "$TWHEEL_TOP"/bench/{Kbuild,Makefile,twheel_bench.c,twheel_cascade.c,twheel_dfs.h,bench_line.h} \
-		"$base/clients/"
-	make -C "$base/clients" KDIR="$kdir" TWHEEL="$base/$ver" \
+		"$base/clients/bench/"
+	cp "$TWHEEL_TOP/scripts/client.mk" "$base/clients/scripts/"
+	make -C "$base/clients/bench" KDIR="$kdir" TWHEEL="$base/$ver" \
 		CLIENTS_ONLY=1 W=1 >"$base/clients.log" 2>&1 ||
 		{ cat "$base/clients.log" >&2; die "building the clients against $rev failed"; }
 	files+=(--file "$(grep '/twheel.ko$' <<<"$bmods"):/lib/twheel/baseline/twheel.ko"
-		--file "$base/clients/twheel_bench.ko:/lib/twheel/baseline/twheel_bench.ko"
-		--file "$base/clients/twheel_cascade.ko:/lib/twheel/baseline/twheel_cascade.ko")
+		--file "$base/clients/bench/twheel_bench.ko:/lib/twheel/baseline/twheel_bench.ko"
+		--file "$base/clients/bench/twheel_cascade.ko:/lib/twheel/baseline/twheel_cascade.ko")
 	[ "${CASCADE:-1}" = 0 ] ||
 		cascade_dirs="/lib/twheel/baseline:baseline-$rev /lib/twheel:tree"
 	base_fig9="

@@ -162,8 +162,8 @@ copy_tree() {
 # alone, which call nothing of the kernel's but its allocator, and the
 # departing-module sweep's bound, the same code on each and some 100 s of
 # guest time.
-TWHEEL_ONCE_TESTS="twheel_core_test twheel_wheel_test twheel_wheel_ops_test
-	twheel_schemes_test twheel_cascade_test twheel_sweep_test"
+TWHEEL_ONCE_TESTS="twheel_arith_test twheel_model_test twheel_wheel_ops_test
+	twheel_cascade_test twheel_sweep_test"
 
 # is_once_test NAME: whether NAME (a module, without .ko) is one of them.
 is_once_test() {

@@ -50,7 +50,7 @@ note "[$label] booting $(basename "$kernel") with $# modules; console in $log"
 start=$(date +%s)
 qemu=0
 # Failslab may fail allocations from twheel's timeout() cache, whichever
-# task makes them, when suite twheel_timeout asks it to.
+# task makes them, when suite twheel_timeout_alloc asks it to.
 "$here/qemu-run.sh" --kernel "$kernel" --log "$log" --timeout "$timeout" \
 	--silence "$silence" --cpus "$cpus" \
 	--append "slub_debug=A,twheel_timeout${append:+ $append}" "$@" ||

@@ -8,10 +8,12 @@
  * call nothing but the exported API.  Of twheel's headers they include
  * <twheel.h>, and "../twheel_compat.h" for its KUnit shims only
  * (KUNIT_ARRAY_PARAM_DESC() and slow cases on 6.1): test scaffolding, not
- * twheel API.  client_timer.c includes <twheel_timer.h> instead, and not
- * this header, whose <twheel.h> would bring in the BSD names it must
- * find free (client_timer_cancel.c and client_timer_arm.c include
- * both).  What needs twheel's internals is in kunit/callout_test.c.
+ * twheel API.  The suites of the timer_list layer over ttimer.h
+ * (client_timer*.c but _cancel and _arm) include <twheel_timer.h>
+ * instead, and not this header, whose <twheel.h> would bring in the BSD
+ * names client_timer.c must find free (client_timer_cancel.c and
+ * client_timer_arm.c include both).  What needs twheel's internals is in
+ * kunit/ (internals_test.c, safety_test.c, ...).
  * One module, twheel_client_test; a suite a topic, a file a suite:
  *
  *   client_args.c      return values; -EINVAL with nothing changed
@@ -27,10 +29,16 @@
  *   client_hotplug.c   a CPU taken offline, and down and up under load
  *   client_burst.c     400,000 due on one tick, interrupts-off measured
  *   client_lock.c      lock-associated callouts
- *   client_time.c      deadlines in ns, precision, CPUs, CALLOUT_PINNED,
- *                      callout_forward(), unsetcallout_shutdown()
+ *   client_deadline.c  deadlines in ns, ktime and jiffies, never early;
+ *                      a precision; callout_when()
+ *   client_cpu.c       setcallout_on() on the CPU named; CALLOUT_PINNED
+ *   client_forward.c   callout_forward(): exact periods, missed ones
+ *   client_shutdown.c  unsetcallout_shutdown() against re-arming
  *   client_timer.c     the timer_list layer, <twheel_timer.h>: return
- *                      values, deadlines, shutdown, misuse reported
+ *                      values and state, shutdown, DEFINE_TWHEEL_TIMER()
+ *   client_timer_timing.c  its timers never early, deferrable ones
+ *                      within an eighth of their delay
+ *   client_timer_misuse.c  its misuse, reported once a file
  *   client_timer_cancel.c  its sync cancels from every context: cancelled
  *                      and freed at once, waited for where they can be
  *   client_timer_arm.c ->expires under racing armings, add_timer_on()
@@ -38,7 +46,11 @@
  *   client_names.c     TWHEEL_NO_BSD_NAMES: twheel_timeout() in a file
  *                      with a timeout of its own
  *   client_util.c      the probes, waits and checks below; .init, .exit
- *   ticks.h            tick arithmetic of client_time.c and client_timer.c
+ *   tprobe.c, tprobe.h the timed probe of the deadline, cpu, forward and
+ *                      shutdown suites
+ *   ttimer.c, ttimer.h the timer of client_timer.c, client_timer_timing.c
+ *                      and client_timer_misuse.c
+ *   ticks.h            tick arithmetic of the suites that time runs
  *
  * The guest is a software-emulated QEMU, so lateness is bounded only by
  * LOST_NS; earliness is never allowed.  Waiters busy-poll ktime_get()
@@ -242,6 +254,7 @@ void hold_fn(void *arg);
 void hold_reset(struct hold *h, u64 hold_ns, unsigned long rearm_ticks);
 void periodic_fn(void *arg);
 int arm_on(int cpu, struct remote_arm *r);
+int call_on(int cpu, int (*fn)(void *data), void *data);
 struct probe *alloc_many(struct kunit *test, int n);
 void run_hardirq(struct kunit *test, void (*fn)(void *), void *data);
 void run_in(struct kunit *test, enum atomic_where where,

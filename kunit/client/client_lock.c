@@ -40,78 +40,21 @@ struct lock_arming {
 
 struct lockc {
 	struct callout_locked lc;
-	spinlock_t lock, other;
-	raw_spinlock_t raw_lock;
-	const struct lock_kind *kind;
+	struct kind_lock lock;	/* @lc's, of the case's kind */
+	spinlock_t other;	/* a lock that is not @lc's */
 	struct lock_arming arm[2];
 };
-
-static void lockc_lock(struct lockc *lk)
-{
-	if (lk->kind->raw)
-		raw_spin_lock_bh(&lk->raw_lock);
-	else
-		spin_lock_bh(&lk->lock);
-}
-
-static void lockc_unlock(struct lockc *lk)
-{
-	if (lk->kind->raw)
-		raw_spin_unlock_bh(&lk->raw_lock);
-	else
-		spin_unlock_bh(&lk->lock);
-}
-
-/* Is @l taken by anyone?  A try from a context that may take it. */
-static bool spin_taken(spinlock_t *l, bool bh)
-{
-	bool got = bh ? spin_trylock_bh(l) : spin_trylock(l);
-
-	if (got && bh)
-		spin_unlock_bh(l);
-	else if (got)
-		spin_unlock(l);
-	return !got;
-}
-
-static bool raw_spin_taken(raw_spinlock_t *l, bool bh)
-{
-	bool got = bh ? raw_spin_trylock_bh(l) : raw_spin_trylock(l);
-
-	if (got && bh)
-		raw_spin_unlock_bh(l);
-	else if (got)
-		raw_spin_unlock(l);
-	return !got;
-}
-
-/* From process context: is the handle's lock taken? */
-static bool lockc_is_locked(struct lockc *lk)
-{
-	return lk->kind->raw ? raw_spin_taken(&lk->raw_lock, true) :
-			       spin_taken(&lk->lock, true);
-}
 
 static void lockc_fn(void *arg)
 {
 	struct lock_arming *a = arg;
 	struct lockc *lk = a->lk;
 
-	if (lk->kind->raw)
-		a->held = raw_spin_taken(&lk->raw_lock, false) &&
-			  lockdep_is_held_type(&lk->raw_lock, -1);
-	else
-		a->held = spin_taken(&lk->lock, false) &&
-			  lockdep_is_held_type(&lk->lock, -1);
+	a->held = kind_lock_held(&lk->lock);
 	a->other_held = spin_taken(&lk->other, false);
 	a->softirq = in_serving_softirq() && !in_hardirq();
 	a->cpu = raw_smp_processor_id();
-	if (lk->kind->flags & CALLOUT_RETURNUNLOCKED) {
-		if (lk->kind->raw)
-			raw_spin_unlock(&lk->raw_lock);
-		else
-			spin_unlock(&lk->lock);
-	}
+	kind_lock_fn_return(&lk->lock);
 	atomic_inc_return_release(&a->runs);
 }
 
@@ -124,16 +67,11 @@ static struct lockc *lockc_setup(struct kunit *test,
 	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, lk);
-	lk->kind = kind;
-	spin_lock_init(&lk->lock);
+	kind_lock_init(&lk->lock, kind);
 	spin_lock_init(&lk->other);
-	raw_spin_lock_init(&lk->raw_lock);
 	lk->arm[0].lk = lk;
 	lk->arm[1].lk = lk;
-	if (kind->raw)
-		ret = callout_init_raw_lock(&lk->lc, &lk->raw_lock, kind->flags);
-	else
-		ret = callout_init_lock(&lk->lc, &lk->lock, kind->flags);
+	ret = kind_lock_callout_init(&lk->lc, &lk->lock, 0);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	ctx->own = lk;
 	return lk;
@@ -155,12 +93,13 @@ static void callout_init_lock_rejects_invalid(struct kunit *test)
 	struct lock_arming *a = &lk->arm[0];
 
 	KUNIT_ASSERT_NOT_NULL(test, stray);
-	KUNIT_EXPECT_EQ(test, callout_init_lock(NULL, &lk->lock, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, callout_init_raw_lock(NULL, &lk->raw_lock, 0),
+	KUNIT_EXPECT_EQ(test, callout_init_lock(NULL, &lk->lock.spin, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, callout_init_raw_lock(NULL, &lk->lock.raw_spin, 0),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, callout_init_lock(stray, NULL, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, callout_init_raw_lock(stray, NULL, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, callout_init_lock(stray, &lk->lock, 0x80),
+	KUNIT_EXPECT_EQ(test, callout_init_lock(stray, &lk->lock.spin, 0x80),
 			-EINVAL);
 	/* stray: still never initialised */
 	KUNIT_EXPECT_EQ(test, setcallout(&stray->c, lockc_fn, a, 0), -EINVAL);
@@ -168,7 +107,7 @@ static void callout_init_lock_rejects_invalid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, callout_init_lock(&lk->lc, NULL, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, callout_init_lock(&lk->lc, &lk->other, ~0U),
 			-EINVAL);
-	/* lk->lc: still under lk->lock */
+	/* lk->lc: still under lk->lock.spin */
 	KUNIT_ASSERT_EQ(test, setcallout(&lk->lc.c, lockc_fn, a, 0), 0);
 	KUNIT_ASSERT_TRUE(test, wait_count(&a->runs, 1, LOST_NS));
 	KUNIT_EXPECT_TRUE_MSG(test, a->held, "not under its own lock");
@@ -189,6 +128,9 @@ static const struct bad_flags_case bad_flags_cases[] = {
 	{ 0x5, false, "spinlock, RETURNUNLOCKED | 0x4" },
 	{ 0x6, true, "raw spinlock, PINNED | 0x4" },
 	{ 0x7, false, "spinlock, RETURNUNLOCKED | PINNED | 0x4" },
+	{ CALLOUT_IF_PENDING, false, "spinlock, CALLOUT_IF_PENDING" },
+	{ CALLOUT_PINNED | CALLOUT_ABSOLUTE, true,
+	  "raw spinlock, PINNED | CALLOUT_ABSOLUTE" },
 	{ 0x80000000, true, "raw spinlock, the top bit" },
 	{ ~0U, false, "spinlock, every bit" },
 	{ ~0U, true, "raw spinlock, every bit" },
@@ -210,8 +152,9 @@ static void callout_init_lock_rejects_unknown_flags(struct kunit *test)
 	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, stray);
-	ret = bc->raw ? callout_init_raw_lock(stray, &lk->raw_lock, bc->flags) :
-			callout_init_lock(stray, &lk->lock, bc->flags);
+	ret = bc->raw ?
+	      callout_init_raw_lock(stray, &lk->lock.raw_spin, bc->flags) :
+	      callout_init_lock(stray, &lk->lock.spin, bc->flags);
 	KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "flags %#x", bc->flags);
 	/* Far, and cancelled, should it arm after all. */
 	KUNIT_EXPECT_EQ(test, setcallout(&stray->c, lockc_fn, &lk->arm[0],
@@ -233,7 +176,7 @@ static void callout_init_lock_pending_returns_ebusy(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, setcallout(&lk->lc.c, lockc_fn, a, far_ticks()), 0);
 	busy = callout_init_lock(&lk->lc, &lk->other, 0);
-	busy_raw = callout_init_raw_lock(&lk->lc, &lk->raw_lock, 0);
+	busy_raw = callout_init_raw_lock(&lk->lc, &lk->lock.raw_spin, 0);
 	pending = callout_pending(&lk->lc.c);
 	KUNIT_EXPECT_EQ(test, busy, -EBUSY);
 	KUNIT_EXPECT_EQ(test, busy_raw, -EBUSY);
@@ -261,14 +204,14 @@ static void callout_init_lock_function_holds_lock(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, wait_count(&a->runs, 1, LOST_NS));
 	KUNIT_EXPECT_EQ(test, unsetcallout_sync(&lk->lc.c), 0);
 	KUNIT_EXPECT_TRUE_MSG(test, a->held, "%s: not held in the function",
-			      lk->kind->desc);
+			      lk->lock.kind->desc);
 	KUNIT_EXPECT_TRUE(test, a->softirq);
 	KUNIT_EXPECT_EQ(test, a->cpu, ctx->cpu_a);
-	KUNIT_EXPECT_FALSE_MSG(test, lockc_is_locked(lk),
+	KUNIT_EXPECT_FALSE_MSG(test, kind_lock_taken(&lk->lock, true),
 			       "%s: still held after the function",
-			       lk->kind->desc);
-	lockc_lock(lk);
-	lockc_unlock(lk);
+			       lk->lock.kind->desc);
+	kind_lock_bh(&lk->lock);
+	kind_unlock_bh(&lk->lock);
 }
 
 /* Busy-poll, never sleep, until @c is not pending or @ns have passed. */
@@ -295,7 +238,7 @@ static bool lockc_hold_until_due(struct kunit *test, struct lockc *lk,
 	struct client *ctx = test->priv;
 	struct remote_arm r = { .c = &lk->lc.c, .fn = lockc_fn, .arg = a };
 
-	lockc_lock(lk);
+	kind_lock_bh(&lk->lock);
 	if (arm_on(ctx->cpu_b, &r) || r.ret)
 		return false;
 	return wait_idle(&lk->lc.c, LOST_NS);
@@ -316,15 +259,15 @@ static void unsetcallout_under_lock_after_tick_never_runs(struct kunit *test)
 	lk = lockc_setup(test, test->param_value);
 	due = lockc_hold_until_due(test, lk, &lk->arm[0]);
 	ret = unsetcallout(&lk->lc.c);
-	lockc_unlock(lk);
+	kind_unlock_bh(&lk->lock);
 	KUNIT_ASSERT_TRUE_MSG(test, due, "its tick did not come");
 	KUNIT_EXPECT_EQ(test, ret, 1);
 	KUNIT_EXPECT_EQ(test, unsetcallout_sync(&lk->lc.c), 0);
 	spin_ns(ticks_ns(3));
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&lk->arm[0].runs), 0,
 			    "%s: ran after unsetcallout() returned 1",
-			    lk->kind->desc);
-	KUNIT_EXPECT_FALSE(test, lockc_is_locked(lk));
+			    lk->lock.kind->desc);
+	KUNIT_EXPECT_FALSE(test, kind_lock_taken(&lk->lock, true));
 }
 
 /*
@@ -344,7 +287,7 @@ static void setcallout_under_lock_after_tick_rearms(struct kunit *test)
 	due = lockc_hold_until_due(test, lk, &lk->arm[0]);
 	ret = setcallout(&lk->lc.c, lockc_fn, &lk->arm[1], 0);
 	pending = callout_pending(&lk->lc.c);
-	lockc_unlock(lk);
+	kind_unlock_bh(&lk->lock);
 	KUNIT_ASSERT_TRUE_MSG(test, due, "its tick did not come");
 	KUNIT_EXPECT_EQ(test, ret, 1);
 	KUNIT_EXPECT_TRUE(test, pending);
@@ -352,11 +295,11 @@ static void setcallout_under_lock_after_tick_rearms(struct kunit *test)
 	spin_ns(ticks_ns(3));
 	KUNIT_EXPECT_EQ(test, unsetcallout_sync(&lk->lc.c), 0);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&lk->arm[0].runs), 0,
-			    "%s: the replaced arming ran", lk->kind->desc);
+			    "%s: the replaced arming ran", lk->lock.kind->desc);
 	KUNIT_EXPECT_EQ(test, atomic_read(&lk->arm[1].runs), 1);
 	KUNIT_EXPECT_TRUE(test, lk->arm[1].held);
 	KUNIT_EXPECT_EQ(test, lk->arm[1].cpu, ctx->cpu_b);
-	KUNIT_EXPECT_FALSE(test, lockc_is_locked(lk));
+	KUNIT_EXPECT_FALSE(test, kind_lock_taken(&lk->lock, true));
 }
 
 /*
@@ -375,12 +318,12 @@ static void unsetcallout_sync_under_lock_cancels(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, setcallout(&lk->lc.c, lockc_fn, &lk->arm[0],
 					 far_ticks()), 0);
-	lockc_lock(lk);
+	kind_lock_bh(&lk->lock);
 	lockdep_off();
 	ret = unsetcallout_sync(&lk->lc.c);
 	lockdep_on();
 	pending = callout_pending(&lk->lc.c);
-	lockc_unlock(lk);
+	kind_unlock_bh(&lk->lock);
 	KUNIT_EXPECT_EQ(test, ret, 1);
 	KUNIT_EXPECT_FALSE(test, pending);
 	KUNIT_EXPECT_EQ(test, unsetcallout(&lk->lc.c), 0);

@@ -216,6 +216,29 @@ int arm_on(int cpu, struct remote_arm *r)
 	return smp_call_function_single(cpu, remote_arm_fn, r, 1);
 }
 
+/* @fn(@data) on @cpu, from its hardirq (an IPI). */
+struct on_cpu_call {
+	int (*fn)(void *data);
+	void *data;
+	int ret;
+};
+
+static void on_cpu_call_fn(void *info)
+{
+	struct on_cpu_call *oc = info;
+
+	oc->ret = oc->fn(oc->data);
+}
+
+/* @fn's return, or the IPI's error. */
+int call_on(int cpu, int (*fn)(void *data), void *data)
+{
+	struct on_cpu_call oc = { .fn = fn, .data = data, .ret = INT_MIN };
+	int err = smp_call_function_single(cpu, on_cpu_call_fn, &oc, 1);
+
+	return err ? err : oc.ret;
+}
+
 static enum hrtimer_restart hardirq_call_fn(struct hrtimer *t)
 {
 	struct hardirq_call *hc = container_of(t, struct hardirq_call, t);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ticks.h - twheel's tick arithmetic, for the client suites that bound
- * deadlines by it (client_time.c, client_timer.c).  Through
+ * deadlines by it (tprobe.c, ttimer.c and their suites).  Through
  * <twheel_timer.h>, so that a file that leaves the BSD names out can use
  * it too.
  */

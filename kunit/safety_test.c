@@ -1,17 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of what the callout facility does behind its API, seen through
- * readers exported with EXPORT_SYMBOL_IF_KUNIT(): the growth of the
- * timeout() hash table (twheel_hash_read()), timeout()'s per-CPU free lists
- * (twheel_timeout_free_read()) and each CPU's counters, twheel's hrtimer
- * interrupts among them (twheel_stats_read(), which debugfs shows).  The
- * documented contract is checked, as a client sees it, by the client
- * suites (kunit/client/).
- *
- * Suite twheel_safety checks what twheel does when a client breaks the
+ * KUnit suite twheel_safety: what twheel does when a client breaks the
  * rules: bad handles, a handle freed while pending (debug objects), a
  * module that goes with callouts pending (twheel_forget_module(), on this
- * very module; kunit/sweep_test.c times the sweep), and that
+ * very module; sweep_test.c times the sweep), and that
  * unsetcallout_sync() sleeps rather than spins.
  *
  * Waiters busy-poll against ktime rather than sleep (wait.h).
@@ -20,168 +12,19 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
-#include <linux/ktime.h>
-#include <linux/module.h>
-#include <linux/bottom_half.h>
-#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/kthread.h>
-#include <linux/preempt.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
-#include <linux/vmalloc.h>
 
 #include "twheel.h"
 #include "twheel_compat.h"
 #include "twheel_internal.h"
 #include "test_util.h"
-#include "watch.h"
-
-/*
- * Of two pending duplicates, untimeout() cancels the most recently armed,
- * also after the hash table has grown under them.
- */
-static void untimeout_most_recent_after_growth(struct kunit *test)
-{
-	atomic_t *dup = kunit_kzalloc(test, sizeof(*dup), GFP_KERNEL);
-	unsigned int bits = hash_bits(), n = (2U << bits) + 100, i;
-	atomic_t *other = vcalloc(n, sizeof(*other));
-
-	KUNIT_ASSERT_NOT_NULL(test, dup);
-	KUNIT_ASSERT_NOT_NULL(test, other);
-	/* The older one will run in 5 s; the newer one would in an hour. */
-	KUNIT_ASSERT_EQ(test, timeout(count_fn, dup,
-				      twheel_ns_to_ticks(5 * NSEC_PER_SEC)), 0);
-	KUNIT_ASSERT_EQ(test, timeout(count_fn, dup,
-				      twheel_ns_to_ticks(3600 * NSEC_PER_SEC)),
-			0);
-	/* Enough others to make the table outgrow its size. */
-	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, timeout(count_fn, &other[i], 1000000), 0);
-	KUNIT_EXPECT_TRUE(test, poll_until(hash_bits() > bits));
-
-	KUNIT_EXPECT_EQ(test, untimeout(count_fn, dup), 1);
-	KUNIT_EXPECT_TRUE(test, poll_until(atomic_read(dup) == 1));
-	KUNIT_EXPECT_EQ(test, untimeout(count_fn, dup), 0);
-	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_EQ(test, untimeout(count_fn, &other[i]), 1);
-	vfree(other);
-}
-
-/*
- * An entry untimeout() frees goes on the CPU's free list, and the next
- * timeout() there takes that same entry off it.  The CPU is held
- * (cpu_hold()) with softirqs off, so that neither the refill work nor an
- * expiry on this CPU touches the list in between.
- */
-static void timeout_free_list_reuses_untimeout_entry(struct kunit *test)
-{
-	atomic_t *a = kunit_kzalloc(test, 2 * sizeof(*a), GFP_KERNEL);
-	const struct callout *armed, *first, *reused;
-	unsigned int cpu, n[3];
-	int ret[3];
-
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	cpu_hold();
-	local_bh_disable();
-	cpu = smp_processor_id();
-	ret[0] = timeout(count_fn, &a[0], FAR_TICKS);
-	armed = twheel_timeout_lookup(count_fn, &a[0]);
-	n[0] = twheel_timeout_free_read(cpu, NULL);
-	/* list: n[0] entries -> the armed one on top, n[0] + 1 */
-	ret[1] = untimeout(count_fn, &a[0]);
-	n[1] = twheel_timeout_free_read(cpu, &first);
-	/* list: n[0] + 1 -> the top one armed again, n[0] */
-	ret[2] = timeout(count_fn, &a[1], FAR_TICKS);
-	reused = twheel_timeout_lookup(count_fn, &a[1]);
-	n[2] = twheel_timeout_free_read(cpu, NULL);
-	local_bh_enable();
-	cpu_unhold();
-
-	KUNIT_EXPECT_EQ(test, ret[0], 0);
-	KUNIT_EXPECT_EQ(test, ret[1], 1);
-	KUNIT_EXPECT_EQ(test, ret[2], 0);
-	KUNIT_EXPECT_NOT_NULL(test, armed);
-	KUNIT_EXPECT_EQ_MSG(test, n[1], n[0] + 1,
-			    "untimeout() did not put the entry on the list");
-	KUNIT_EXPECT_PTR_EQ_MSG(test, first, armed,
-				"the list's top is not the entry just freed");
-	KUNIT_EXPECT_PTR_EQ_MSG(test, reused, armed,
-				"timeout() did not take the entry just freed");
-	KUNIT_EXPECT_EQ(test, n[2], n[0]);
-	KUNIT_EXPECT_EQ(test, untimeout(count_fn, &a[1]), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&a[0]) + atomic_read(&a[1]), 0);
-}
-
-/* @cpu's free list length, after letting other work run on it. */
-static unsigned int free_count_after_sleep(unsigned int cpu)
-{
-	msleep(20);
-	return twheel_timeout_free_read(cpu, NULL);
-}
-
-/*
- * A burst of timeout()s four times the list's cap succeeds from process
- * context; the list it emptied is refilled behind it, at least to the mark
- * below which a refill is asked for (a refill may end mid-burst, and the
- * rest of the burst leave the list above that mark); the untimeout()s fill
- * it to its cap and free the rest.
- */
-static void timeout_burst_refills_free_list(struct kunit *test)
-{
-	unsigned int n = 4 * TWHEEL_FREE_MAX, i, cpu, failed = 0;
-	atomic_t *a = kunit_kcalloc(test, n, sizeof(*a), GFP_KERNEL);
-	bool refilled;
-
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	migrate_disable();
-	cpu = smp_processor_id();
-	for (i = 0; i < n; i++)
-		failed += timeout(count_fn, &a[i], FAR_TICKS) != 0;
-	/* The refill work runs on this CPU while this thread sleeps. */
-	refilled = poll_until(free_count_after_sleep(cpu) >= TWHEEL_FREE_LOW);
-	for (i = 0; i < n; i++)
-		failed += untimeout(count_fn, &a[i]) != 1;
-	KUNIT_EXPECT_EQ_MSG(test, twheel_timeout_free_read(cpu, NULL),
-			    TWHEEL_FREE_MAX,
-			    "the list after %u untimeout()s is not at its cap", n);
-	migrate_enable();
-
-	KUNIT_EXPECT_EQ_MSG(test, failed, 0, "of %u timeout()/untimeout()", n);
-	KUNIT_EXPECT_TRUE_MSG(test, refilled,
-			      "CPU %u's list below %u after the burst",
-			      cpu, TWHEEL_FREE_LOW);
-}
-
-/* @cpu's twheel interrupts since load. */
-static u64 cpu_interrupts(unsigned int cpu)
-{
-	struct twheel_cpu_stats st;
-
-	twheel_stats_read(cpu, &st);
-	return st.interrupts;
-}
-
-static u64 all_interrupts(void)
-{
-	unsigned int cpu;
-	u64 sum = 0;
-
-	for_each_possible_cpu(cpu)
-		sum += cpu_interrupts(cpu);
-	return sum;
-}
-
-/* True if @cpu took no twheel interrupt for 50 ticks. */
-static bool cpu_settled(unsigned int cpu)
-{
-	u64 n = cpu_interrupts(cpu);
-
-	spin_ns(50 * twheel_tick_ns());
-	return cpu_interrupts(cpu) == n;
-}
 
 /* The callouts pending on every CPU. */
 static u64 all_pending(void)
@@ -196,107 +39,6 @@ static u64 all_pending(void)
 	}
 	return sum;
 }
-
-/*
- * Cancelling a CPU's only callout costs it at most one interrupt, for
- * nothing (cancelling may leave the tick set); after that the CPU takes no
- * twheel interrupt.  With work, it does.
- */
-static void idle_takes_no_interrupts(struct kunit *test)
-{
-	struct callout *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	atomic_t *fired = kunit_kzalloc(test, sizeof(*fired), GFP_KERNEL);
-	int armed, cancelled;
-	unsigned int cpu;
-	u64 before, after;
-	bool settled;
-
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	KUNIT_ASSERT_NOT_NULL(test, fired);
-	callout_init(c);
-	/* On one CPU, after any tick an earlier case left set has fired. */
-	migrate_disable();
-	cpu = smp_processor_id();
-	settled = poll_until(cpu_settled(cpu));
-	before = cpu_interrupts(cpu);
-	armed = setcallout(c, count_fn, fired, 20);
-	cancelled = unsetcallout(c);
-	migrate_enable();
-	KUNIT_ASSERT_TRUE_MSG(test, settled, "CPU %u never went quiet", cpu);
-	KUNIT_EXPECT_EQ(test, armed, 0);
-	KUNIT_EXPECT_EQ(test, cancelled, 1);
-
-	/* Past the 20 ticks the tick was set for, and its one interrupt. */
-	KUNIT_ASSERT_TRUE(test, poll_until(cpu_settled(cpu)));
-	after = cpu_interrupts(cpu);
-	KUNIT_EXPECT_LE_MSG(test, after - before, 1ULL,
-			    "interrupts for a cancelled callout");
-	spin_ns(500 * NSEC_PER_MSEC);
-	KUNIT_EXPECT_EQ(test, cpu_interrupts(cpu), after);
-	KUNIT_EXPECT_EQ(test, atomic_read(fired), 0);
-
-	before = all_interrupts();
-	KUNIT_ASSERT_EQ(test, setcallout(c, count_fn, fired, 5), 0);
-	KUNIT_ASSERT_TRUE(test, poll_until(atomic_read(fired)));
-	KUNIT_EXPECT_GT(test, all_interrupts(), before);
-	unsetcallout_sync(c);
-}
-
-/*
- * twheel_div_recip() divides exactly: against div64_u64() for the extreme
- * tick lengths and some between, at dividends around multiples of each
- * and at the ends of the u64 range.
- */
-static void div_recip_is_exact(struct kunit *test)
-{
-	static const u64 divisors[] = {
-		TWHEEL_MIN_TICK_NS, TWHEEL_MIN_TICK_NS + 1, 65536, 99991,
-		TWHEEL_DEFAULT_TICK_NS, TWHEEL_DEFAULT_TICK_NS + 3,
-		(1ULL << 29) + 1, TWHEEL_MAX_TICK_NS - 1, TWHEEL_MAX_TICK_NS,
-	};
-	unsigned int i, k, wrong = 0;
-
-	for (i = 0; i < ARRAY_SIZE(divisors); i++) {
-		u64 d = divisors[i], m = twheel_recip(d);
-		u64 n[] = {
-			0, 1, d - 1, d, d + 1, 2 * d - 1, U64_MAX, U64_MAX - 1,
-			U64_MAX - d, div64_u64(U64_MAX, d) * d,
-			div64_u64(U64_MAX, d) * d - 1, 1ULL << 63,
-			(1ULL << 63) - 1, ktime_get_ns(),
-		};
-		u64 x = 0x9e3779b97f4a7c15ULL * (i + 1);
-
-		for (k = 0; k < ARRAY_SIZE(n); k++)
-			KUNIT_EXPECT_EQ_MSG(test, twheel_div_recip(n[k], d, m),
-					    div64_u64(n[k], d), "%llu / %llu",
-					    n[k], d);
-		for (k = 0; k < 100000; k++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			/* A random value, and the multiple of d below it. */
-			if (twheel_div_recip(x, d, m) != div64_u64(x, d) ||
-			    twheel_div_recip(div64_u64(x, d) * d, d, m) !=
-			    div64_u64(x, d))
-				wrong++;
-		}
-	}
-	KUNIT_EXPECT_EQ(test, wrong, 0);
-}
-
-static struct kunit_case twheel_internals_cases[] = {
-	KUNIT_CASE_SLOW(untimeout_most_recent_after_growth),
-	KUNIT_CASE(timeout_free_list_reuses_untimeout_entry),
-	KUNIT_CASE(timeout_burst_refills_free_list),
-	KUNIT_CASE(idle_takes_no_interrupts),
-	KUNIT_CASE(div_recip_is_exact),
-	{}
-};
-
-static struct kunit_suite twheel_internals_suite = {
-	.name = "twheel_internals",
-	.test_cases = twheel_internals_cases,
-};
 
 /*
  * A NULL or never-initialised handle is not pending, and the calls that
@@ -590,8 +332,8 @@ static struct kunit_suite twheel_safety_suite = {
 	.test_cases = twheel_safety_cases,
 };
 
-kunit_test_suites(&twheel_internals_suite, &twheel_safety_suite);
+kunit_test_suite(twheel_safety_suite);
 
-MODULE_DESCRIPTION("KUnit tests of twheel's callouts through its internals");
+MODULE_DESCRIPTION("KUnit tests of what twheel does when a client breaks its rules");
 MODULE_LICENSE("GPL");
 TWHEEL_IMPORT_KUNIT_NS();

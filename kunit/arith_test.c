@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of the wheels' pure arithmetic: which geometries are accepted,
- * and where an entry sits and when it is next looked at.  The expected
- * values come from a mixed-radix digit computation written out here, not
- * from the code under test.
+ * KUnit suite twheel_arith: the wheels' pure arithmetic: which geometries
+ * are accepted, and where an entry sits and when it is next looked at.
+ * The expected values come from a mixed-radix digit computation written
+ * out here, not from the code under test.
  */
 
 #include <kunit/test.h>
