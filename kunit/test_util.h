@@ -15,37 +15,9 @@
 #include "wait.h"
 
 /*
- * Keep the calling task on its CPU and ahead of the SCHED_NORMAL kworkers
- * there until cpu_unhold(): twheel's refill and growth work, queued on the
- * CPU that asks for it, then waits.  Preemption off does that, but under
- * PREEMPT_RT timeout() may not allocate with preemption off (nor do
- * bottom halves off hold preemption off there): there the task runs as
- * SCHED_FIFO meanwhile, kept on its CPU.  From process context.
- */
-static inline void cpu_hold(void)
-{
-	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		sched_set_fifo_low(current);
-		migrate_disable();
-	} else {
-		preempt_disable();
-	}
-}
-
-static inline void cpu_unhold(void)
-{
-	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		migrate_enable();
-		sched_set_normal(current, 0);
-	} else {
-		preempt_enable();
-	}
-}
-
-/*
- * cpu_hold() for a burst long enough that, with preemption off, RCU would
- * report a stall on a slow emulator (it waits 21 s for a CPU's quiescent
- * state): the task runs as SCHED_FIFO, kept on its CPU, preemptible, on
+ * cpu_hold(), below, for a burst long enough that, with preemption off,
+ * RCU would report a stall on a slow emulator (it waits 21 s for a CPU's
+ * quiescent state): the task runs as SCHED_FIFO, kept on its CPU, preemptible, on
  * every kernel, as cpu_hold() has it under PREEMPT_RT.  The CPU's
  * kworkers then wait, but for the share of each second that the kernel
  * keeps for SCHED_NORMAL tasks (RT throttling, or the fair server): a
@@ -61,6 +33,30 @@ static inline void cpu_unhold_long(void)
 {
 	migrate_enable();
 	sched_set_normal(current, 0);
+}
+
+/*
+ * Keep the calling task on its CPU and ahead of the SCHED_NORMAL kworkers
+ * there until cpu_unhold(): twheel's refill and growth work, queued on the
+ * CPU that asks for it, then waits.  Preemption off does that, but under
+ * PREEMPT_RT timeout() may not allocate with preemption off (nor do
+ * bottom halves off hold preemption off there): there the task runs as
+ * SCHED_FIFO meanwhile, kept on its CPU.  From process context.
+ */
+static inline void cpu_hold(void)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		cpu_hold_long();
+	else
+		preempt_disable();
+}
+
+static inline void cpu_unhold(void)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		cpu_unhold_long();
+	else
+		preempt_enable();
 }
 
 /* log2 of the timeout() hash table's bucket count. */

@@ -186,6 +186,23 @@ static bool hold_match(const struct callout *c, void *data)
 }
 
 /*
+ * Arm @n duplicates of the key (count_fn, @a) for @h to watch.  The walk's
+ * end needs irq_work's self-interrupt: without it the case is skipped.
+ */
+static void arm_watched(struct kunit *test, struct hold_watch *h,
+			atomic_t *a, unsigned int n)
+{
+	unsigned int i;
+
+	if (!arch_irq_work_has_interrupt())
+		kunit_skip(test, "needs irq_work's self-interrupt");
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, timeout(count_fn, a, FAR_TICKS), 0);
+	h->func = count_fn;
+	h->arg = a;
+}
+
+/*
  * Watch twheel_timeout_cancel_if() through @h, which has its key and
  * room for @room callouts; return what it cancelled.
  */
@@ -218,16 +235,10 @@ static void timeout_cancel_if_holds_lock_per_batch(struct kunit *test)
 	atomic_t *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
 	const unsigned int n = 2000;
 	unsigned long cancelled;
-	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	KUNIT_ASSERT_NOT_NULL(test, a);
-	if (!arch_irq_work_has_interrupt())
-		kunit_skip(test, "needs irq_work's self-interrupt");
-	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, timeout(count_fn, a, FAR_TICKS), 0);
-	h->func = count_fn;
-	h->arg = a;
+	arm_watched(test, h, a, n);
 	h->every = 7;
 
 	cancelled = watch_cancel_if(test, h, n);
@@ -285,12 +296,7 @@ static void timeout_cancel_if_untimeout_while_paused(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	KUNIT_ASSERT_NOT_NULL(test, after);
 	KUNIT_ASSERT_NOT_NULL(test, a);
-	if (!arch_irq_work_has_interrupt())
-		kunit_skip(test, "needs irq_work's self-interrupt");
-	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, timeout(count_fn, a, FAR_TICKS), 0);
-	h->func = count_fn;
-	h->arg = a;
+	arm_watched(test, h, a, n);
 	h->pause_untimeouts = p->untimeouts;
 
 	KUNIT_EXPECT_EQ(test, watch_cancel_if(test, h, n), 0UL);
