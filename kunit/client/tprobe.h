@@ -9,11 +9,13 @@
  * lies and the window its run must begin in; tp_check() waits for the run
  * and holds it to that window.  How late a run may be: no later than
  * LOST_NS, as in every suite; and, to check the window a contract
- * promises without failing on a slow machine, no later than a control, a
- * soft hrtimer pinned to the same CPU and due at the end of the window, by
- * more than a tick.  The kernel runs expired soft hrtimers in order of
- * expiry, twheel's tick among them, so however slow the machine is, the
- * control is late too.
+ * promises without timing anything, no later than a control, a soft
+ * hrtimer pinned to the CPU of the run and due a nanosecond after the
+ * start of the window's last tick.  The kernel runs expired soft hrtimers
+ * of a CPU one at a time, in order of expiry: twheel's tick timer, due by
+ * that start, comes first, however late both are.  So the run must have
+ * returned when the control runs; that is an order, not a time, and a
+ * slow machine cannot change it.
  */
 #ifndef _TWHEEL_KUNIT_CLIENT_TPROBE_H
 #define _TWHEEL_KUNIT_CLIENT_TPROBE_H
@@ -56,8 +58,9 @@ struct tprobe {
 	ktime_t lo;		/* no run may begin before this */
 	ktime_t end;		/* the start of the latest tick the window allows */
 	int arm_cpu;		/* the CPU of the arming call */
-	struct hrtimer control;	/* due at @end, on the CPU of the run */
+	struct hrtimer control;	/* due just after @end, on the CPU of the run */
 	ktime_t control_at;	/* when @control ran */
+	int control_saw;	/* @runs as @control ran */
 	atomic_t control_runs;
 
 	atomic_t runs;		/* runs that have returned */

@@ -11,9 +11,9 @@
  * tries every arming call once shut down.  tt_arm() arms it by one of the
  * calls and notes the window its run must begin in; tt_check() waits for
  * the run and holds it to that window.  Lateness is bounded as in
- * tprobe.h: by LOST_NS, and by no more than a tick after a control, a
- * soft hrtimer pinned to the CPU of the run and due at the end of the
- * window the contract allows.
+ * tprobe.h: by LOST_NS, and by the order of the run and a control, a soft
+ * hrtimer pinned to the CPU of the run, which runs once the window has
+ * ended and jiffies has reached ->expires (control_fn() in ttimer.c).
  *
  * Of twheel's headers it includes <twheel_timer.h> alone, as a converted
  * module does (and "../twheel_compat.h" for KUnit shims): not client.h,
@@ -47,6 +47,13 @@ enum tt_mode {
 	TT_SHUT,		/* re-arm, wait for the cancel, try every arming */
 };
 
+/* Where a timer's control is: see control_fn() in ttimer.c. */
+enum tt_control {
+	CONTROL_EARLY,		/* due a tick before the window's end */
+	CONTROL_WAIT,		/* waiting for jiffies to reach ->expires */
+	CONTROL_LAST,		/* due once twheel has run the timer */
+};
+
 /*
  * A timer in a structure of its own, as a converted module has it.  The
  * case writes the fields up to @entered before it arms; the function
@@ -65,8 +72,10 @@ struct ttimer {
 	ktime_t end;		/* the start of the latest tick it may run on */
 	bool armed;		/* twheel_timer_pending() right after the call */
 	ktime_t when;		/* callout_when() right after the call */
-	struct hrtimer control;	/* due at @end, on the CPU of the run */
-	ktime_t control_at;
+	struct hrtimer control;	/* see control_fn(), on the CPU of the run */
+	enum tt_control control_stage;
+	ktime_t control_at;	/* when @control ran, last */
+	int control_saw;	/* @runs as @control ran */
 	atomic_t control_runs;
 	atomic_t release;	/* ends a held run */
 	atomic_t entered;	/* a held run has begun, and re-armed */
