@@ -303,9 +303,8 @@ int tt_init(struct kunit *test)
 		tt = &tc->tt[i];
 		tt->id = i;
 		twheel_timer_setup(&tt->timer, tt_fn, 0);
-		hrtimer_init(&tt->control, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_ABS_PINNED_SOFT);
-		tt->control.function = control_fn;
+		hrtimer_setup(&tt->control, control_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_ABS_PINNED_SOFT);
 	}
 	tc->cpu_a = cpumask_first(cpu_online_mask);
 	tc->cpu_b = cpumask_next(tc->cpu_a, cpu_online_mask);
