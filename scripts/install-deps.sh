@@ -21,6 +21,7 @@ packages=(
 # The sources Debian 12 lacks come from sid, into the cache, when a
 # kernel is first built (kernel_src in lib.sh): not installed.
 for v in $TWHEEL_KERNELS; do
+	v=${v%-rt}
 	[ -n "$(sid_pin "$v")" ] || packages+=("linux-source-$v")
 done
 packages+=("$@")

@@ -4,8 +4,12 @@
 TWHEEL_CACHE=${TWHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/twheel}
 TWHEEL_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# Kernel versions "make check" runs on, oldest first.
-TWHEEL_KERNELS="6.1 6.12"
+# The test kernels "make check" runs on, oldest first, as guest_kernel
+# names them: 6.1 and 6.12, the LTS kernels of Debian 12 and 13, and 7.2,
+# the current one, built PREEMPT_RT ("-rt"): mainline's real-time model,
+# on the kernel a user of it would run.  Each is built with every debug
+# option of scripts/test-kernel.config.
+TWHEEL_KERNELS="6.1 6.12 7.2-rt"
 
 # The kernels whose source Debian 12 does not carry, each as
 # VERSION=PACKAGE-VERSION: the version of linux-source-VERSION, from

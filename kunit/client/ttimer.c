@@ -197,6 +197,14 @@ int tt_arm(struct ttimer *tt, enum tt_way way, unsigned long expires,
 		t->expires = expires;
 		twheel_add_timer_on(t, cpu);
 		break;
+	case BY_ADD_LOCAL:
+		t->expires = expires;
+		twheel_add_timer_local(t);
+		break;
+	case BY_ADD_GLOBAL:
+		t->expires = expires;
+		twheel_add_timer_global(t);
+		break;
 	}
 	tt->armed = twheel_timer_pending(t);
 	tt->when = callout_when(&t->c);

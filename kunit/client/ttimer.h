@@ -100,7 +100,10 @@ struct tt_ctx {
 };
 
 /* The ways of arming a timer for a jiffies value. */
-enum tt_way { BY_MOD, BY_MOD_PENDING, BY_REDUCE, BY_ADD, BY_ADD_ON };
+enum tt_way {
+	BY_MOD, BY_MOD_PENDING, BY_REDUCE, BY_ADD, BY_ADD_ON,
+	BY_ADD_LOCAL, BY_ADD_GLOBAL,
+};
 
 /* The arming calls of tt_try_all(), in order, for messages. */
 extern const char * const tt_try_name[NTRY];
