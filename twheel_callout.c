@@ -748,6 +748,68 @@ int __twheel_timer_cancel_sync(struct callout *c, bool shut)
 }
 EXPORT_SYMBOL_GPL(__twheel_timer_cancel_sync);
 
+/*
+ * twheel_timer.h's cancels that never wait: under the base lock, unless
+ * @try finds @c's function running, mark @c shut down (with @shut) and
+ * cancel what is pending, as cancel_sync() does before it waits.
+ */
+static int cancel_nowait(struct callout *c, bool shut, bool try)
+{
+	struct twheel_base *base;
+	unsigned long flags;
+	int ret = -EBUSY;
+
+	if (!c || !callout_valid(c))
+		return -EINVAL;
+	base = lock_callout_base(c, &flags);
+	if (!try || base->running != c) {
+		if (shut)
+			WRITE_ONCE(c->entry.owner,
+				   c->entry.owner | OWNER_SHUT);
+		ret = cancel_locked(base, c);
+	}
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return ret;
+}
+
+/**
+ * __twheel_timer_shutdown() - twheel_timer.h's shutdown without a wait
+ * @c: the handle.
+ *
+ * As unsetcallout_shutdown(), but never waits: if @c's function is
+ * running it goes on running, and an arming it makes is refused, as are
+ * all later ones.  timer_shutdown()'s rules.  Use twheel_timer_shutdown().
+ *
+ * Context: any but NMI.
+ * Return: %1 if @c was pending, %0 if not; -%EINVAL if @c is %NULL or was
+ * never initialised.
+ */
+int __twheel_timer_shutdown(struct callout *c)
+{
+	return cancel_nowait(c, true, false);
+}
+EXPORT_SYMBOL_GPL(__twheel_timer_shutdown);
+
+/**
+ * __twheel_timer_cancel_try() - twheel_timer.h's cancel unless running
+ * @c: the handle.
+ *
+ * As unsetcallout(), unless @c's function is running (on any CPU, the
+ * caller's own included): then @c is left as it is, pending or not.
+ * timer_delete_sync_try()'s rules: on success the function is not
+ * running either.  Use twheel_timer_delete_sync_try().
+ *
+ * Context: any but NMI.
+ * Return: %1 if @c was pending, %0 if not; -%EBUSY if its function is
+ * running, nothing changed; -%EINVAL if @c is %NULL or was never
+ * initialised.
+ */
+int __twheel_timer_cancel_try(struct callout *c)
+{
+	return cancel_nowait(c, false, true);
+}
+EXPORT_SYMBOL_GPL(__twheel_timer_cancel_try);
+
 /**
  * __twheel_timer_arm() - twheel_timer.h's arming calls
  * @timer: the timer, set up.

@@ -80,6 +80,7 @@
 #include <kunit/visibility.h>
 
 #include "twheel.h"
+#include "twheel_compat.h"
 #include "twheel_hw.h"
 #include "twheel_internal.h"
 
@@ -891,9 +892,8 @@ int twheel_engine_init(const struct twheel_geometry *geo, u64 tick,
 		raw_spin_lock_init(&base->lock);
 		init_waitqueue_head(&base->wait);
 		base->move_to = CALLOUT_CPU_ANY;
-		hrtimer_init(&base->tick_timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_ABS_PINNED_SOFT);
-		base->tick_timer.function = tick_timer_expired;
+		hrtimer_setup(&base->tick_timer, tick_timer_expired,
+			      CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_SOFT);
 		INIT_CSD(&base->kick, twheel_kick, base);
 		base->programmed = U64_MAX;
 		base->cpu = cpu;

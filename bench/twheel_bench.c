@@ -99,6 +99,7 @@
 #include "twheel.h"
 #include "bench_line.h"
 #include "twheel_dfs.h"
+#include "../twheel_compat.h"	/* hrtimer_setup() before 6.13 */
 
 /* The lines this module prints, as bench_line.h says. */
 #define LONE_LINE \
@@ -521,8 +522,8 @@ static int hrtimer_setup_n(unsigned int n)
 		return -ENOMEM;
 	h = items;
 	for (i = 0; i < n + PROBES; i++) {
-		hrtimer_init(&h[i], CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-		h[i].function = hrtimer_never;
+		hrtimer_setup(&h[i], hrtimer_never, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_ABS);
 	}
 	for (i = 0; i <= n; i++)
 		hrtimer_start(&h[i], far_ktime(i < n ? 1 : 3), HRTIMER_MODE_ABS);

@@ -92,6 +92,7 @@
 #include "twheel.h"
 #include "bench_line.h"
 #include "twheel_dfs.h"
+#include "../twheel_compat.h"	/* hrtimer_setup() before 6.13 */
 
 /* The lines this module prints, as bench_line.h says. */
 #define CASCADE_LATENESS_LINE \
@@ -438,7 +439,7 @@ static void print_lateness(unsigned int n, const char *what,
 		{ "50", 500000 }, { "90", 900000 }, { "99", 990000 },
 		{ "99.9", 999000 }, { "99.99", 999900 },
 	};
-	char us[24], share[24];
+	char us[24], share[32];	/* gcc -Wformat-truncation bounds it at 30 */
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(pct); i++)
@@ -651,8 +652,8 @@ static int __init cascade_init(void)
 		return -EINVAL;
 	prandom_seed_state(&arm_rnd, 1987);
 	prandom_seed_state(&run.rnd, 1997);
-	hrtimer_init(&run.probe, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
-	run.probe.function = probe_fire;
+	hrtimer_setup(&run.probe, probe_fire, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 	init_completion(&done);
 
 	t = kthread_create_on_cpu(cascade_thread, (void *)(uintptr_t)on, on,

@@ -103,6 +103,7 @@
 #include "twheel.h"
 #include "bench_line.h"
 #include "twheel_dfs.h"
+#include "../twheel_compat.h"	/* hrtimer_setup() before 6.13 */
 
 /* The lines this module prints, as bench_line.h says. */
 #define TRACE_LINE \
@@ -304,7 +305,7 @@ static void fired(struct replay_timer *t, u64 now, bool again)
 
 static void tl_fire(struct timer_list *tl)
 {
-	struct replay_timer *t = from_timer(t, tl, tl);
+	struct replay_timer *t = timer_container_of(t, tl, tl);
 	u64 now = ktime_get_ns();
 
 	spin_lock(&t->lock);
@@ -357,8 +358,7 @@ static void tl_stop(struct replay_timer *t)
 
 static void hr_init(struct replay_timer *t)
 {
-	hrtimer_init(&t->hr, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
-	t->hr.function = hr_fire;
+	hrtimer_setup(&t->hr, hr_fire, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 }
 
 static void hr_start(struct replay_timer *t, const struct replay_event *e)
@@ -965,16 +965,28 @@ out:
 
 /* ---- set-up ----------------------------------------------------------- */
 
-/* Each CPU's hrtimer base, from a timer set up on it. */
+/* Each CPU's hrtimer base, from a timer set up on it (never started). */
 static DEFINE_PER_CPU(struct hrtimer, base_probe);
 
+static enum hrtimer_restart probe_never(struct hrtimer *unused)
+{
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * As hrtimer_is_hres_active() did, which 7.2 no longer has: the field it
+ * read is there on every kernel (a bitfield on 6.1 and 6.12, a bool on
+ * 7.2).
+ */
 static void find_base(void *unused)
 {
 	struct hrtimer *h = this_cpu_ptr(&base_probe);
 	struct hrtimer_cpu_base *base;
 
-	hrtimer_init(h, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	base = hrtimer_is_hres_active(h) ? h->base->cpu_base : NULL;
+	hrtimer_setup(h, probe_never, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	base = h->base->cpu_base;
+	if (!IS_ENABLED(CONFIG_HIGH_RES_TIMERS) || !base->hres_active)
+		base = NULL;
 	__this_cpu_write(hrtimer_base, base);
 }
 

@@ -250,8 +250,14 @@ int unsetcallout(struct callout *c);
 int unsetcallout_sync(struct callout *c);
 int unsetcallout_shutdown(struct callout *c);
 bool callout_pending(const struct callout *c);
-/* twheel_timer.h's sync cancels, with timer_list's rules for the wait. */
+/*
+ * twheel_timer.h's cancels: the sync ones, with timer_list's rules for the
+ * wait; timer_shutdown()'s, which does not wait; timer_delete_sync_try()'s,
+ * which cancels only a timer whose function is not running.
+ */
 int __twheel_timer_cancel_sync(struct callout *c, bool shut);
+int __twheel_timer_shutdown(struct callout *c);
+int __twheel_timer_cancel_try(struct callout *c);
 
 /**
  * callout_remaining() - the time left before a pending callout's deadline

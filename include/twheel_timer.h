@@ -9,6 +9,9 @@
  *
  *   struct timer_list            struct twheel_timer
  *   timer_setup()                twheel_timer_setup()
+ *   timer_setup_on_stack()       twheel_timer_setup_on_stack()
+ *   destroy_timer_on_stack(),
+ *   timer_destroy_on_stack()     twheel_timer_destroy_on_stack()
  *   DEFINE_TIMER()               DEFINE_TWHEEL_TIMER()
  *   from_timer(),
  *   timer_container_of()         twheel_from_timer()
@@ -16,12 +19,23 @@
  *   mod_timer_pending()          twheel_mod_timer_pending()
  *   timer_reduce()               twheel_timer_reduce()
  *   add_timer()                  twheel_add_timer()
+ *   add_timer_local()            twheel_add_timer_local()
+ *   add_timer_global()           twheel_add_timer_global()
  *   add_timer_on()               twheel_add_timer_on()
  *   del_timer(), timer_delete()  twheel_timer_delete()
  *   del_timer_sync(),
  *   timer_delete_sync()          twheel_timer_delete_sync()
+ *   try_to_del_timer_sync(),
+ *   timer_delete_sync_try()      twheel_timer_delete_sync_try()
+ *   timer_shutdown()             twheel_timer_shutdown()
  *   timer_shutdown_sync()        twheel_timer_shutdown_sync()
  *   timer_pending()              twheel_timer_pending()
+ *
+ * Each spelling in the left column is that of some supported kernel
+ * (6.1, 6.12, 7.2; the first of two is the older); the twins are the
+ * same on every kernel.  The rest of <linux/timer.h> is the kernel's own
+ * (timer_init_key() and its kin, which timer_setup() wraps) or works on
+ * jiffies values alone (round_jiffies() and its kin), and stays.
  *
  * The fields a timer's owner may use are timer_list's: @function and
  * @expires.  What differs from timer_list:
@@ -82,6 +96,7 @@
 
 #include <linux/bug.h>
 #include <linux/container_of.h>
+#include <linux/errno.h>
 #include <linux/jiffies.h>
 #include <linux/timer.h>	/* TIMER_PINNED, TIMER_DEFERRABLE */
 
@@ -192,6 +207,22 @@ static inline void __twheel_timer_setup(struct twheel_timer *timer,
 		.function = (_function),				\
 	}
 
+/**
+ * twheel_timer_setup_on_stack() - make a timer on the stack ready for use
+ * @timer: the timer, on the stack.
+ * @callback: its function, which receives @timer.
+ * @flags: as for twheel_timer_setup().
+ *
+ * As timer_setup_on_stack(): twheel_timer_setup(), which is the same for
+ * a timer on the stack (twheel's debug objects do not track a callout
+ * there); twheel_timer_destroy_on_stack() must follow before the frame
+ * ends.
+ *
+ * Context: as twheel_timer_setup().
+ */
+#define twheel_timer_setup_on_stack(timer, callback, flags)		\
+	twheel_timer_setup(timer, callback, flags)
+
 /*
  * Arm @timer for @expires on @cpu, with setcallout_on()'s conditions
  * @how; ->expires is set with the arming (__twheel_timer_arm()).  A setup
@@ -286,6 +317,37 @@ static inline void twheel_add_timer(struct twheel_timer *timer)
 }
 
 /**
+ * twheel_add_timer_local() - arm a timer that is not pending, on this CPU
+ * @timer: the timer, its @expires set.
+ *
+ * As add_timer_local(), which sets %TIMER_PINNED so that the timer runs
+ * on the calling CPU: twheel_add_timer(), which puts it there anyway.
+ * @timer->flags is left as it is (%TIMER_PINNED changes nothing here).
+ *
+ * Context: as twheel_mod_timer().
+ */
+static inline void twheel_add_timer_local(struct twheel_timer *timer)
+{
+	twheel_add_timer(timer);
+}
+
+/**
+ * twheel_add_timer_global() - arm a timer that is not pending, unpinned
+ * @timer: the timer, its @expires set.
+ *
+ * As add_timer_global(), which clears %TIMER_PINNED so that timer_list
+ * may run the timer on another, busier CPU: twheel_add_timer(), which
+ * runs it on the calling CPU, as twheel does every timer (see above).
+ * @timer->flags is left as it is.
+ *
+ * Context: as twheel_mod_timer().
+ */
+static inline void twheel_add_timer_global(struct twheel_timer *timer)
+{
+	twheel_add_timer(timer);
+}
+
+/**
  * twheel_add_timer_on() - arm a timer that is not pending, on a CPU
  * @timer: the timer, its @expires set.
  * @cpu: the CPU to run it on.
@@ -343,6 +405,46 @@ static inline int twheel_timer_delete_sync(struct twheel_timer *timer)
 }
 
 /**
+ * twheel_timer_delete_sync_try() - cancel a timer whose function is not running
+ * @timer: the timer.
+ *
+ * As timer_delete_sync_try() (try_to_del_timer_sync() on 6.1 and 6.12):
+ * if the timer's function is running, on another CPU or in the caller
+ * itself, nothing is done and %-1 returned; otherwise
+ * twheel_timer_delete(), and on return the function is not running
+ * either.  Never waits.  Nothing keeps the timer from being armed again
+ * after it returns.
+ *
+ * Context: any but NMI.
+ * Return: %1 if @timer was pending and is cancelled, %0 if it was not
+ * pending, %-1 if its function is running.
+ */
+static inline int twheel_timer_delete_sync_try(struct twheel_timer *timer)
+{
+	int ret = __twheel_timer_cancel_try(&timer->c);
+
+	return ret == -EBUSY ? -1 : max(ret, 0);
+}
+
+/**
+ * twheel_timer_shutdown() - cancel a timer for good, without waiting
+ * @timer: the timer.
+ *
+ * As timer_shutdown(): twheel_timer_delete(), and every later arming is
+ * ignored, including one by the function, which may still be running on
+ * another CPU when this returns.  For teardown where
+ * twheel_timer_shutdown_sync() may not wait; twheel_timer_setup() makes
+ * the timer usable again, once its function has returned.
+ *
+ * Context: any but NMI.
+ * Return: %1 if @timer was pending, %0 if not.
+ */
+static inline int twheel_timer_shutdown(struct twheel_timer *timer)
+{
+	return max(__twheel_timer_shutdown(&timer->c), 0);
+}
+
+/**
  * twheel_timer_shutdown_sync() - cancel a timer for good, and wait
  * @timer: the timer.
  *
@@ -370,6 +472,24 @@ static inline int twheel_timer_shutdown_sync(struct twheel_timer *timer)
 static inline int twheel_timer_pending(const struct twheel_timer *timer)
 {
 	return callout_pending(&timer->c);
+}
+
+/**
+ * twheel_timer_destroy_on_stack() - done with a timer on the stack
+ * @timer: the timer, set up by twheel_timer_setup_on_stack().
+ *
+ * As timer_destroy_on_stack() (destroy_timer_on_stack() on 6.1 and
+ * 6.12): the timer must be neither pending nor running by now
+ * (twheel_timer_delete_sync() or twheel_timer_shutdown_sync() first).
+ * One still pending is reported (once per file) and cancelled, its
+ * function waited for, as timer_list's debug objects do.
+ *
+ * Context: as twheel_timer_delete_sync().
+ */
+static inline void twheel_timer_destroy_on_stack(struct twheel_timer *timer)
+{
+	if (WARN_ON_ONCE(twheel_timer_pending(timer)))
+		twheel_timer_delete_sync(timer);
 }
 
 #endif /* _TWHEEL_TIMER_H */

@@ -12,7 +12,7 @@
 #include <kunit/test.h>
 
 #include <twheel.h>
-#include "twheel_compat.h"	/* KUNIT_ARRAY_PARAM_DESC() on 6.1 */
+#include "../twheel_compat.h"	/* KUNIT_ARRAY_PARAM_DESC() on 6.1 */
 
 #include "kind_lock.h"
 

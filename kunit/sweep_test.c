@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite twheel_sweep: how long twheel_forget_module(), the sweep of
- * a departing module's callouts, keeps interrupts off, with 5 x 10^5 far
+ * a departing module's callouts, keeps interrupts off, with 1.25 x 10^5 far
  * callouts pending on one CPU.  It is kept apart from suite
  * twheel_safety (kunit/safety_test.c), which checks what the sweep
  * cancels, because it takes some 100 s in a TCG guest and is the same code
@@ -31,7 +31,7 @@
  * What is pending, in numbers, when a module twheel_forget_module()s; and
  * the callouts whose arming, timed, gives the bound's unit.
  */
-#define NFORGET		500000
+#define NFORGET		125000
 #define NCALIBRATE	4000
 #define FORGET_TRIES	3
 
@@ -41,8 +41,8 @@ struct forget_load {
 };
 
 static const struct forget_load forget_loads[] = {
-	{ false, "5 x 10^5 handles" },
-	{ true, "5 x 10^5 timeout() duplicates of one key" },
+	{ false, "1.25 x 10^5 handles" },
+	{ true, "1.25 x 10^5 timeout() duplicates of one key" },
 };
 
 KUNIT_ARRAY_PARAM_DESC(forget_load, forget_loads, desc);
@@ -82,7 +82,7 @@ static s64 forget_watched(struct watch *wd, struct module *mod,
 }
 
 /*
- * twheel_forget_module() of a module that owns none of 5 x 10^5 far
+ * twheel_forget_module() of a module that owns none of 1.25 x 10^5 far
  * callouts on this CPU, as when any unrelated module unloads or fails to
  * load (the module notifier does nothing else): with a watch on this CPU
  * measuring the longest stretch of interrupts off, the sweep stays within

@@ -244,8 +244,8 @@ static bool hardirq_call(struct hardirq_arm *h)
 	ktime_t end = ktime_add_ms(ktime_get(), 5 * MSEC_PER_SEC);
 	bool fired;
 
-	hrtimer_init(&h->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	h->timer.function = hardirq_arm_fn;
+	hrtimer_setup(&h->timer, hardirq_arm_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_PINNED_HARD);
 	hrtimer_start(&h->timer, ns_to_ktime(NSEC_PER_MSEC),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 	while (!(fired = atomic_read_acquire(&h->done)) &&

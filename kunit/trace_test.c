@@ -371,8 +371,10 @@ static void setcallout_traces_each_step(struct kunit *test)
 
 /*
  * unsetcallout() of a pending callout reports one cancel and no expiry;
- * then unsetcallout_sync() of the idle one reports nothing.  Softirqs are
- * off while it is armed, so its tick cannot come before the cancel.
+ * then unsetcallout_sync() of the idle one reports nothing.  Bottom halves
+ * are off while it is armed, and the CPU held (cpu_hold()), so its tick
+ * cannot come before the cancel: under PREEMPT_RT on 7.2 (not 6.12), bottom
+ * halves off no longer keep the softirq threads off the CPU.
  */
 static void unsetcallout_pending_traces_one_cancel(struct kunit *test)
 {
@@ -390,11 +392,13 @@ static void unsetcallout_pending_traces_one_cancel(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	follow(t, c, NULL);
 	callout_init(c);
+	cpu_hold();
 	local_bh_disable();
 	armed = setcallout(c, trace_fn, runs, 0);
 	due = tick_now() + 1;
 	ret[0] = unsetcallout(c);
 	local_bh_enable();
+	cpu_unhold();
 	ret[1] = unsetcallout_sync(c);
 	/* Two ticks past its due one, a cancel that failed would show. */
 	while (tick_now() < due + 2)

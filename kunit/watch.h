@@ -16,6 +16,8 @@
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 
+#include "../twheel_compat.h"	/* hrtimer_setup() before 6.13 */
+
 /*
  * The period.  Under QEMU TCG with KASAN and lockdep one fire of a hard
  * hrtimer costs some 300 us, so a shorter period would keep the CPU in
@@ -58,8 +60,8 @@ static enum hrtimer_restart watch_fn(struct hrtimer *t)
 
 static inline void watch_init(struct watch *wd)
 {
-	hrtimer_init(&wd->t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	wd->t.function = watch_fn;
+	hrtimer_setup(&wd->t, watch_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /* Start the watch on this CPU, which the caller keeps to. */

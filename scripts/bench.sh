@@ -119,12 +119,14 @@ if [ -n "${BASELINE:-}" ]; then
 		die "extracting $rev failed"
 	note "building the baseline twheel.ko from $rev"
 	bmods=$("$base/tree/scripts/build-module.sh" "$kdir" "$base/$ver")
-	# This tree's bench/ and the client.mk its Makefile includes, laid
-	# out as here.
+	# This tree's bench/, the client.mk its Makefile includes and the
+	# ../twheel_compat.h its files include, laid out as here, whatever
+	# the baseline's are.
 	mkdir -p "$base/clients/bench" "$base/clients/scripts"
 	cp "$TWHEEL_TOP"/bench/{Kbuild,Makefile,twheel_bench.c,twheel_cascade.c,twheel_dfs.h,bench_line.h} \
 		"$base/clients/bench/"
 	cp "$TWHEEL_TOP/scripts/client.mk" "$base/clients/scripts/"
+	cp "$TWHEEL_TOP/twheel_compat.h" "$base/clients/"
 	make -C "$base/clients/bench" KDIR="$kdir" TWHEEL="$base/$ver" \
 		CLIENTS_ONLY=1 W=1 >"$base/clients.log" 2>&1 ||
 		{ cat "$base/clients.log" >&2; die "building the clients against $rev failed"; }

@@ -5,14 +5,14 @@
 #
 # Real modules moved onto twheel by the semantic patch alone, run beside
 # the kernel's own copies in one guest, on test kernel VERSION (6.1,
-# 6.12).  For each module of convert/modules/list: copy its source out of
-# linux-source-VERSION twice, convert one copy with scripts/convert.sh
-# --in-place and nothing else, and build both against the test kernel
-# (convert/modules/Kbuild), the converted one as twheel's client, against
-# the kit scripts/kit.sh installs.  Then boot the kernel in QEMU (three
-# CPUs) with twheel and the observer,
-# convert/modules/ledprobe.ko, an LED that records when its brightness
-# changes; convert/modules/guest.sh runs each of a module's steps with the
+# 6.12, 7.2; "7.2-rt" for its PREEMPT_RT build).  For each module of
+# convert/modules/list: copy its source out of linux-source-VERSION
+# twice, convert one copy with scripts/convert.sh --in-place and nothing
+# else, and build both against the test kernel (convert/modules/Kbuild),
+# the converted one as twheel's client, against the kit scripts/kit.sh
+# installs.  Then boot the kernel in QEMU (three CPUs) with twheel and the
+# observer, convert/modules/ledprobe.ko, an LED that records when its
+# brightness changes; convert/modules/guest.sh runs each of a module's steps with the
 # kernel's copy, then with the converted one, and prints the record.  On
 # the host, ktap.py judges the console's health (KASAN, lockdep,
 # warnings) and scripts/convert-compare.py the record, after its
@@ -81,9 +81,8 @@ else
 	fail "convert-compare.py --self-test"
 fi
 
-kdir=$("$here/build-kernel.sh" "$version") ||
-	give_up "no test kernel $version"
-src=$(kernel_src "$version")
+guest_kernel "$version" || give_up "no test kernel $version"
+src=$(kernel_src "${version%-rt}")
 rm -rf "$work" "$clog"
 mkdir -p "$work"
 
@@ -129,7 +128,7 @@ build "$work/probe" W=1
 names=()
 while read -r ver source files; do
 	case "$ver" in "#"* | "") continue ;; esac
-	[ "$ver" = "$version" ] || continue
+	[ "$ver" = "${version%-rt}" ] || continue
 	[ -f "$src/$source" ] || give_up "no $source in $src"
 	for side in orig twheel; do
 		mkdir -p "$work/$side"
@@ -142,7 +141,7 @@ while read -r ver source files; do
 	names+=("$(basename "$source" .c)")
 done <"$modules/list"
 [ ${#names[@]} -gt 0 ] ||
-	give_up "convert/modules/list has no module for $version"
+	give_up "convert/modules/list has no module for ${version%-rt}"
 
 # The conversion is the semantic patch's alone.
 conv=()
@@ -157,7 +156,7 @@ for n in "${names[@]}"; do
 	diff -u --label "a/$n.c" --label "b/$n.c" "$work/orig/$n.c" \
 		"$work/twheel/$n.c" >"$work/$n.diff" || true
 	# A diff the README shows must be what the patch makes today.
-	shown=$TWHEEL_TOP/convert/$n-$version.diff
+	shown=$TWHEEL_TOP/convert/$n-${version%-rt}.diff
 	if [ -f "$shown" ]; then
 		if cmp -s "$shown" "$work/$n.diff"; then
 			pass

@@ -70,7 +70,9 @@ name, new_path = sys.argv[1:]
 # not.  twheel_* names do not match (\b does not split at "_").
 LEFT = re.compile(r'\b(?:timer_list|TIMER_IRQSAFE|DEFINE_TIMER'
                   r'|(?:__)?TIMER(?:_PINNED)?(?:_DEFERRED)?_INITIALIZER'
-                  r'|timer_setup(?:_on_stack)?|destroy_timer_on_stack'
+                  r'|timer_setup(?:_on_stack)?'
+                  r'|(?:destroy_timer|timer_destroy)_on_stack'
+                  r'|timer_init_key(?:_on_stack)?|__timer_init(?:_on_stack)?'
                   r'|from_timer|timer_container_of'
                   r'|mod_timer(?:_pending)?|timer_reduce'
                   r'|add_timer(?:_on|_local|_global)?'

@@ -9,7 +9,8 @@
 # few lines of the trace, then removes it, which prints its own summary.
 # By default it runs the stock Debian 12 kernel, the one a user has: twheel
 # is built against linux-headers-amd64 and booted with Debian's bzImage;
-# DEMO_KERNEL=6.1 or 6.12 uses a test kernel instead.
+# DEMO_KERNEL=6.1, 6.12, 7.2 (or 7.2-rt, make check's PREEMPT_RT build) uses
+# a test kernel instead, built first if need be.
 #
 # The workload's parameters (see samples/twheel_workload.c):
 #   CALLOUTS=1000 DIST=exponential MEAN_MS=200 STOP_PCT=80 DURATION_S=5 BSD=0

@@ -3,7 +3,9 @@
 #
 # install-deps.sh [PACKAGE...] - install the Debian 12 packages the build
 # and tests need, and any named; then fetch Debian's prebuilt PREEMPT_RT
-# kernel into $TWHEEL_CACHE (fetch_debian_rt in lib.sh).
+# kernel into $TWHEEL_CACHE (fetch_debian_rt in lib.sh).  Kernel sources
+# Debian 12 does not carry (TWHEEL_SID_SOURCES) are fetched when first
+# needed.
 
 set -euo pipefail
 
@@ -16,8 +18,11 @@ packages=(
 	linux-image-amd64 dkms openssl trace-cmd linux-perf coccinelle
 	dwarves
 )
+# The sources Debian 12 lacks come from sid, into the cache, when a
+# kernel is first built (kernel_src in lib.sh): not installed.
 for v in $TWHEEL_KERNELS; do
-	packages+=("linux-source-$v")
+	v=${v%-rt}
+	[ -n "$(sid_pin "$v")" ] || packages+=("linux-source-$v")
 done
 packages+=("$@")
 

@@ -10,7 +10,7 @@
 # lib.sh).  Ends with "N passed, N failed" and exits non-zero when a case
 # failed or the console holds any report, a KCSAN data race among them.
 # It is not part of make check, which it would make too long: it builds a
-# third kernel, and its guests run slower than under KASAN, as every
+# kernel more, and its guests run slower than under KASAN, as every
 # access the module makes is watched (docs/testing.md has the times measured).
 
 set -euo pipefail
@@ -19,6 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 v=${TWHEEL_KERNELS##* }
+v=${v%-rt}
 counts=$TWHEEL_TOP/build/kcsan.counts
 start=$(date +%s)
 status=0

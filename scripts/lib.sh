@@ -4,8 +4,28 @@
 TWHEEL_CACHE=${TWHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/twheel}
 TWHEEL_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# Kernel versions "make check" runs on, oldest first.
-TWHEEL_KERNELS="6.1 6.12"
+# The test kernels "make check" runs on, oldest first, as guest_kernel
+# names them: 6.1 and 6.12, the LTS kernels of Debian 12 and 13, and 7.2,
+# the current one, built PREEMPT_RT ("-rt"): mainline's real-time model,
+# on the kernel a user of it would run.  Each is built with every debug
+# option of scripts/test-kernel.config.
+TWHEEL_KERNELS="6.1 6.12 7.2-rt"
+
+# The kernels whose source Debian 12 does not carry, each as
+# VERSION=PACKAGE-VERSION: the version of linux-source-VERSION, from
+# Debian's unstable suite (sid), that twheel is tested on.  kernel_src
+# fetches it (fetch_sid_source), so "build-kernel.sh 7.2" builds it as it
+# builds Debian 12's linux-source-6.12.  Pinned, so that every machine
+# tests the same source: sid keeps only the newest upload of a package.
+# To move the pin, change the version here to one that
+#   apt-cache -o Dir::Etc::SourceList=$TWHEEL_CACHE/apt-sid/sid.list \
+#     -o Dir::Etc::SourceParts=/dev/null \
+#     -o Dir::State::Lists=$TWHEEL_CACHE/apt-sid/lists \
+#     -o Dir::Cache=$TWHEEL_CACHE/apt-sid/cache madison linux-source-7.2
+# lists (fetch_sid_source prints that list when the pin has left sid).
+# The kernel's build, keyed by the package version, is then made anew;
+# the old source and builds stay in the cache until removed by hand.
+TWHEEL_SID_SOURCES="7.2=7.2.13-1"
 
 note() { echo "twheel: $*" >&2; }
 die() { echo "twheel: error: $*" >&2; exit 1; }
@@ -130,22 +150,125 @@ guest_kernel() {
 	label=debian-$ver
 }
 
+# sid_pin VERSION: print the package version TWHEEL_SID_SOURCES pins for
+# linux-source-VERSION, or nothing if Debian 12 carries that source.
+sid_pin() {
+	local w
+	for w in $TWHEEL_SID_SOURCES; do
+		[ "${w%%=*}" != "$1" ] || { echo "${w#*=}"; return 0; }
+	done
+}
+
+# The mirror the machine's apt takes bookworm from (a one-line
+# sources.list entry or a deb822 .sources stanza naming that suite), else
+# Debian's own.
+sid_mirror() {
+	local uri= f
+	local -a lists=() stanzas=()
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*; do
+		[ -r "$f" ] || continue
+		case "$f" in
+		*.list) lists+=("$f") ;;
+		*.sources) stanzas+=("$f") ;;
+		esac
+	done
+	[ ${#lists[@]} -eq 0 ] || uri=$(awk '
+		$1 == "deb" { i = 2; if ($2 ~ /^\[/) while ($i !~ /\]$/) i++
+			      if ($2 ~ /^\[/) i++
+			      if ($(i + 1) == "bookworm") { print $i; exit } }' \
+		"${lists[@]}")
+	[ -n "$uri" ] || [ ${#stanzas[@]} -eq 0 ] || uri=$(awk '
+		FNR == 1 || /^[ \t]*$/ { if (s && u) exit; s = u = "" }
+		/^URIs:/ { u = $2 }
+		/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == "bookworm") s = 1 }
+		END { if (s && u) print u }' "${stanzas[@]}")
+	echo "${uri:-http://deb.debian.org/debian}"
+}
+
+# sid_apt apt-get|apt-cache ARG...: run it on twheel's own view of Debian
+# unstable, kept in $TWHEEL_CACHE/apt-sid/: its sources list (sid.list,
+# naming suite sid of the machine's bookworm mirror), its package lists
+# and its cache.  The machine's sources lists are not used, and nothing
+# of the machine's apt changes: its lists, its cache and what is
+# installed stay as they were (its apt.conf.d, a proxy say, still
+# applies), and no root is needed.  Root's downloads run as root: apt's
+# sandbox user _apt may not enter root's home, and apt would fall back
+# to root with a warning anyway.
+sid_apt() {
+	local tool=$1 dir=$TWHEEL_CACHE/apt-sid
+	local -a opts
+	shift
+	opts=(-o Dir::Etc::SourceList="$dir/sid.list"
+	      -o Dir::Etc::SourceParts=/dev/null
+	      -o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir/cache"
+	      -o Acquire::Languages=none)
+	[ "$(id -u)" -ne 0 ] || opts+=(-o APT::Sandbox::User=root)
+	"$tool" "${opts[@]}" "$@"
+}
+
+# fetch_sid_source VERSION PACKAGE-VERSION: print the path of the .deb of
+# linux-source-VERSION at PACKAGE-VERSION, kept in
+# $TWHEEL_CACHE/apt-sid/debs/, downloading it from sid first if need be
+# (apt-get checks it against sid's signed index); die if sid does not
+# have that version, naming the ones it has.
+fetch_sid_source() {
+	local version=$1 pkgver=$2 dir=$TWHEEL_CACHE/apt-sid pkg deb have
+	pkg=linux-source-$version
+	deb=$dir/debs/${pkg}_${pkgver}_all.deb
+	if [ ! -f "$deb" ]; then
+		note "fetching $pkg $pkgver from Debian unstable into $dir"
+		mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" \
+			"$dir/debs" &&
+			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(sid_mirror) sid main" \
+				>"$dir/sid.list" ||
+			die "cannot set up $dir"
+		sid_apt apt-get -q update >/dev/null ||
+			die "apt-get update of Debian unstable (sources list $dir/sid.list) failed"
+		have=$(sid_apt apt-cache madison "$pkg" | awk '{ print $3 }')
+		case " $(echo $have) " in
+		*" $pkgver "*) ;;
+		*) die "Debian unstable has $pkg ${have:-in no version}, not $pkgver: move TWHEEL_SID_SOURCES in scripts/lib.sh" ;;
+		esac
+		(cd "$dir/debs" && sid_apt apt-get -q download "$pkg=$pkgver" \
+			>/dev/null) && [ -f "$deb" ] ||
+			die "apt-get download of $pkg $pkgver failed"
+	fi
+	echo "$deb"
+}
+
 # Print the directory of linux-source-$1 unpacked under $TWHEEL_CACHE,
-# unpacking it first if need be; die if the package is missing.
+# unpacking it first if need be: Debian 12's package, installed, or the
+# one TWHEEL_SID_SOURCES pins, fetched from sid (fetch_sid_source); die
+# if the package is missing.
 kernel_src() {
-	local version=$1 tarball pkgver src
+	local version=$1 tarball pkgver src deb=
 	tarball=/usr/src/linux-source-$version.tar.xz
-	[ -r "$tarball" ] || die "$tarball missing: install linux-source-$version"
-	pkgver=$(dpkg-query -W -f='${Version}' "linux-source-$version")
+	pkgver=$(sid_pin "$version")
+	if [ -n "$pkgver" ]; then
+		deb=$(fetch_sid_source "$version" "$pkgver") || exit 1
+	else
+		[ -r "$tarball" ] ||
+			die "$tarball missing: install linux-source-$version"
+		pkgver=$(dpkg-query -W -f='${Version}' "linux-source-$version")
+	fi
 	src=$TWHEEL_CACHE/src/linux-source-$pkgver
 	if [ ! -f "$src/.twheel-unpacked" ]; then
 		# Callers run this in $(...), where set -e does not hold: every
 		# step checks for itself, so a half-unpacked tree is never marked.
+		# A fetched .deb's tarball is unpacked straight from it, as
+		# dpkg-deb -x would put it in /usr/src.
 		note "unpacking linux-source-$version $pkgver into $src"
 		rm -rf "$src" && mkdir -p "$src" &&
-			tar -xJf "$tarball" -C "$src" --strip-components=1 &&
+			if [ -n "$deb" ]; then
+				(set -o pipefail
+				 dpkg-deb --fsys-tarfile "$deb" |
+					tar -xO ".$tarball" |
+					tar -xJ -C "$src" --strip-components=1)
+			else
+				tar -xJf "$tarball" -C "$src" --strip-components=1
+			fi &&
 			touch "$src/.twheel-unpacked" ||
-			die "unpacking $tarball into $src failed"
+			die "unpacking ${deb:-$tarball} into $src failed"
 	fi
 	echo "$src"
 }

@@ -11,7 +11,8 @@
 # silence limit, is killed for it, while a slow one that keeps printing
 # passes though it runs three times that limit, and is stopped only at
 # the overall cap, which must hold too.
-# VERSION is the test kernel to use (default: the newest supported).
+# VERSION is the test kernel to use, as guest_kernel (lib.sh) names it
+# (default: the newest supported).
 #
 # Some checks use twheel itself: a client that calls unsetcallout_sync()
 # holding a lock its callout takes must draw a lockdep report, and each
@@ -27,7 +28,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 version=${1:-${TWHEEL_KERNELS##* }}
-kdir=$("$here/build-kernel.sh" "$version")
+guest_kernel "$version"
 out=$TWHEEL_TOP/build/selftest-$version
 mods=$("$here/build-module.sh" "$kdir" "$TWHEEL_TOP/build/$version")
 twheel=$(head -n1 <<<"$mods")
@@ -101,7 +102,7 @@ newest_kdir=$kdir newest_twheel=$twheel
 for v in $TWHEEL_KERNELS; do
 	kdir=$newest_kdir twheel=$newest_twheel
 	if [ "$v" != "$version" ]; then
-		kdir=$("$here/build-kernel.sh" "$v")
+		guest_kernel "$v"
 		twheel=$("$here/build-module.sh" "$kdir" "$TWHEEL_TOP/build/$v")
 		twheel=$(head -n1 <<<"$twheel")
 	fi

@@ -10,10 +10,19 @@
 ///                         TIMER_DEFERRABLE, the kernel's own constants)
 ///   from_timer, timer_container_of          -> twheel_from_timer
 ///   mod_timer, mod_timer_pending, timer_reduce, add_timer, add_timer_on,
-///   timer_pending, timer_shutdown_sync      -> the same name after twheel_
+///   add_timer_local, add_timer_global, timer_pending, timer_shutdown,
+///   timer_shutdown_sync, timer_setup_on_stack
+///                                           -> the same name after twheel_
 ///   del_timer, timer_delete                 -> twheel_timer_delete
 ///   del_timer_sync, timer_delete_sync, del_singleshot_timer_sync
 ///                                           -> twheel_timer_delete_sync
+///   try_to_del_timer_sync, timer_delete_sync_try
+///                                           -> twheel_timer_delete_sync_try
+///   destroy_timer_on_stack, timer_destroy_on_stack
+///                                           -> twheel_timer_destroy_on_stack
+/// Both spellings of each call are converted: 6.1's and 6.12's (from_timer,
+/// del_timer, try_to_del_timer_sync, ...) and 7.2's (timer_container_of,
+/// timer_delete, timer_delete_sync_try, ...).
 /// and adds #include <twheel_timer.h> after the last #include <linux/...>,
 /// keeping <linux/timer.h>, where the flags come from.  Field accesses
 /// (t->expires, t->function, t->flags) stay: struct twheel_timer has
@@ -24,10 +33,10 @@
 /// twheel_timer to code that expects a struct timer_list; each is printed
 /// on stderr as "FILE:LINE: refused: WHY":
 ///   - TIMER_IRQSAFE: twheel_timer has no irq-safe mode;
-///   - timer_shutdown() (not _sync), try_to_del_timer_sync(),
-///     timer_delete_sync_try(), the _on_stack timers, add_timer_local(),
-///     add_timer_global(), and the old init_timer()/setup_timer() family:
-///     twheel_timer.h has no counterpart;
+///   - what timer_setup() and timer_setup_on_stack() wrap
+///     (timer_init_key() and its kin, init_timer_key() before 7.2), and
+///     the old init_timer()/setup_timer() family: twheel_timer.h has no
+///     counterpart;
 ///   - a call above whose timer the file does not show to be a struct
 ///     timer_list: a member of a struct defined in another file (a kernel
 ///     or driver header), which this file cannot convert, or a macro's
@@ -165,10 +174,9 @@ p << irqsafe.p;
 refuse(p, "TIMER_IRQSAFE: twheel_timer has no irq-safe mode")
 
 @unsupported@
-identifier f = {timer_shutdown, try_to_del_timer_sync, timer_delete_sync_try,
-	timer_setup_on_stack, destroy_timer_on_stack, add_timer_local,
-	add_timer_global, init_timer_key, init_timer_on_stack_key, __init_timer,
-	__init_timer_on_stack, init_timer, init_timer_on_stack,
+identifier f = {timer_init_key, timer_init_key_on_stack, __timer_init,
+	__timer_init_on_stack, init_timer_key, init_timer_on_stack_key,
+	__init_timer, __init_timer_on_stack, init_timer, init_timer_on_stack,
 	init_timer_deferrable, init_timer_pinned, init_timer_pinned_deferrable,
 	setup_timer, setup_timer_on_stack, setup_deferrable_timer,
 	setup_deferrable_timer_on_stack, setup_pinned_timer,
@@ -188,9 +196,12 @@ refuse(p, "%s(): twheel_timer.h has no counterpart" % f)
 // A call converted below whose timer is a struct timer_list this file
 // shows; the rest have a timer from elsewhere.
 @typed@
-identifier f = {timer_setup, mod_timer, mod_timer_pending, timer_reduce,
-	add_timer, add_timer_on, del_timer, timer_delete, del_timer_sync,
-	timer_delete_sync, del_singleshot_timer_sync, timer_shutdown_sync,
+identifier f = {timer_setup, timer_setup_on_stack,
+	destroy_timer_on_stack, timer_destroy_on_stack, mod_timer,
+	mod_timer_pending, timer_reduce, add_timer, add_timer_local,
+	add_timer_global, add_timer_on, del_timer, timer_delete, del_timer_sync,
+	timer_delete_sync, del_singleshot_timer_sync, try_to_del_timer_sync,
+	timer_delete_sync_try, timer_shutdown, timer_shutdown_sync,
 	timer_pending};
 struct timer_list *t;
 position p;
@@ -198,9 +209,12 @@ position p;
 f@p(t, ...)
 
 @typeddef@
-identifier f = {timer_setup, mod_timer, mod_timer_pending, timer_reduce,
-	add_timer, add_timer_on, del_timer, timer_delete, del_timer_sync,
-	timer_delete_sync, del_singleshot_timer_sync, timer_shutdown_sync,
+identifier f = {timer_setup, timer_setup_on_stack,
+	destroy_timer_on_stack, timer_destroy_on_stack, mod_timer,
+	mod_timer_pending, timer_reduce, add_timer, add_timer_local,
+	add_timer_global, add_timer_on, del_timer, timer_delete, del_timer_sync,
+	timer_delete_sync, del_singleshot_timer_sync, try_to_del_timer_sync,
+	timer_delete_sync_try, timer_shutdown, timer_shutdown_sync,
 	timer_pending};
 identifier deftimer.n;
 position p;
@@ -208,9 +222,12 @@ position p;
 f@p(&n, ...)
 
 @untyped@
-identifier f = {timer_setup, mod_timer, mod_timer_pending, timer_reduce,
-	add_timer, add_timer_on, del_timer, timer_delete, del_timer_sync,
-	timer_delete_sync, del_singleshot_timer_sync, timer_shutdown_sync,
+identifier f = {timer_setup, timer_setup_on_stack,
+	destroy_timer_on_stack, timer_destroy_on_stack, mod_timer,
+	mod_timer_pending, timer_reduce, add_timer, add_timer_local,
+	add_timer_global, add_timer_on, del_timer, timer_delete, del_timer_sync,
+	timer_delete_sync, del_singleshot_timer_sync, try_to_del_timer_sync,
+	timer_delete_sync_try, timer_shutdown, timer_shutdown_sync,
 	timer_pending};
 expression E;
 position p != {typed.p, typeddef.p};
@@ -407,9 +424,12 @@ container_of@p(t, struct s, fld)
 
 // Anything else handed a timer wants a struct timer_list.
 @foreign@
-identifier f != {timer_setup, mod_timer, mod_timer_pending, timer_reduce,
-	add_timer, add_timer_on, del_timer, timer_delete, del_timer_sync,
-	timer_delete_sync, del_singleshot_timer_sync, timer_shutdown_sync,
+identifier f != {timer_setup, timer_setup_on_stack,
+	destroy_timer_on_stack, timer_destroy_on_stack, mod_timer,
+	mod_timer_pending, timer_reduce, add_timer, add_timer_local,
+	add_timer_global, add_timer_on, del_timer, timer_delete, del_timer_sync,
+	timer_delete_sync, del_singleshot_timer_sync, try_to_del_timer_sync,
+	timer_delete_sync_try, timer_shutdown, timer_shutdown_sync,
 	timer_pending, from_timer, timer_container_of};
 struct timer_list *t;
 position p != {localcall.p, containerok.p, containeruse.p, unsupported.p};
@@ -426,9 +446,12 @@ else:
 	refuse(p, "%s() %s" % (f, FOREIGN))
 
 @foreigndef@
-identifier f != {timer_setup, mod_timer, mod_timer_pending, timer_reduce,
-	add_timer, add_timer_on, del_timer, timer_delete, del_timer_sync,
-	timer_delete_sync, del_singleshot_timer_sync, timer_shutdown_sync,
+identifier f != {timer_setup, timer_setup_on_stack,
+	destroy_timer_on_stack, timer_destroy_on_stack, mod_timer,
+	mod_timer_pending, timer_reduce, add_timer, add_timer_local,
+	add_timer_global, add_timer_on, del_timer, timer_delete, del_timer_sync,
+	timer_delete_sync, del_singleshot_timer_sync, try_to_del_timer_sync,
+	timer_delete_sync_try, timer_shutdown, timer_shutdown_sync,
 	timer_pending};
 identifier deftimer.n;
 position p != {localcall.p, unsupported.p};
@@ -511,28 +534,31 @@ refuse(p, "struct timer_list %s is not static: other files may use it"
 // converted with the timer.
 @setupok@
 identifier localfn.fn;
+identifier setup = {timer_setup, timer_setup_on_stack};
 expression t, flags;
 position p;
 @@
 (
-timer_setup@p(t, fn, flags)
+setup@p(t, fn, flags)
 |
-timer_setup@p(t, &fn, flags)
+setup@p(t, &fn, flags)
 |
-timer_setup@p(t, NULL, flags)
+setup@p(t, NULL, flags)
 )
 
 @setupother@
+identifier setup = {timer_setup, timer_setup_on_stack};
 expression t, fn, flags;
 position p != setupok.p;
 @@
-timer_setup@p(t, fn, flags)
+setup@p(t, fn, flags)
 
 @script:python@
 p << setupother.p;
+setup << setupother.setup;
 fn << setupother.fn;
 @@
-refuse(p, "timer_setup(): callback %s is not a function of this file" % fn)
+refuse(p, "%s(): callback %s is not a function of this file" % (setup, fn))
 
 @defok@
 declarer name DEFINE_TIMER;
@@ -627,6 +653,15 @@ last_include[p[0].file] = max(last_include.get(p[0].file, 0), int(p[0].line))
 - timer_setup
 + twheel_timer_setup
 |
+- timer_setup_on_stack
++ twheel_timer_setup_on_stack
+|
+- destroy_timer_on_stack
++ twheel_timer_destroy_on_stack
+|
+- timer_destroy_on_stack
++ twheel_timer_destroy_on_stack
+|
 - from_timer
 + twheel_from_timer
 |
@@ -645,6 +680,12 @@ last_include[p[0].file] = max(last_include.get(p[0].file, 0), int(p[0].line))
 - add_timer
 + twheel_add_timer
 |
+- add_timer_local
++ twheel_add_timer_local
+|
+- add_timer_global
++ twheel_add_timer_global
+|
 - add_timer_on
 + twheel_add_timer_on
 |
@@ -662,6 +703,15 @@ last_include[p[0].file] = max(last_include.get(p[0].file, 0), int(p[0].line))
 |
 - del_singleshot_timer_sync
 + twheel_timer_delete_sync
+|
+- try_to_del_timer_sync
++ twheel_timer_delete_sync_try
+|
+- timer_delete_sync_try
++ twheel_timer_delete_sync_try
+|
+- timer_shutdown
++ twheel_timer_shutdown
 |
 - timer_shutdown_sync
 + twheel_timer_shutdown_sync

@@ -59,6 +59,7 @@
 
 #include <twheel.h>
 #include <twheel_dfs.h>
+#include "../twheel_compat.h"	/* hrtimer_setup() before 6.13 */
 
 static int duration = 60;
 module_param(duration, int, 0444);
@@ -1249,12 +1250,10 @@ static int __init tt_init(void)
 		irq->rand_hard.s = get_random_u64() | 1;
 		irq->rand_soft.s = get_random_u64() | 1;
 		per_cpu(tt_fn_rand, cpu).s = get_random_u64() | 1;
-		hrtimer_init(&irq->hard, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_HARD);
-		irq->hard.function = tt_hard_fn;
-		hrtimer_init(&irq->soft, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_SOFT);
-		irq->soft.function = tt_soft_fn;
+		hrtimer_setup(&irq->hard, tt_hard_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
+		hrtimer_setup(&irq->soft, tt_soft_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_SOFT);
 	}
 	tt_read_totals(&tt_base);
 	tt_paused = true;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Refused: timer_shutdown(), which does not wait, and
- * try_to_del_timer_sync(): twheel_timer.h has neither.
+ * timer_shutdown(), which does not wait, and try_to_del_timer_sync(),
+ * 6.1's and 6.12's name of timer_delete_sync_try(): their twins.
  */
 #include <linux/jiffies.h>
 #include <linux/module.h>

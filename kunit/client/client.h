@@ -6,8 +6,8 @@
  * written from docs/api.md and include/twheel.h alone, as any module
  * that uses twheel would be, they link against twheel's Module.symvers and
  * call nothing but the exported API.  Of twheel's headers they include
- * <twheel.h>, and "../twheel_compat.h" for its KUnit shims only
- * (KUNIT_ARRAY_PARAM_DESC() and slow cases on 6.1): test scaffolding, not
+ * <twheel.h>, and "../../twheel_compat.h" for the kernels' differences
+ * (KUnit's calls on 6.1, hrtimer_setup() before 6.13): test scaffolding, not
  * twheel API.  The suites of the timer_list layer over ttimer.h
  * (client_timer*.c but _cancel and _arm) include <twheel_timer.h>
  * instead, and not this header, whose <twheel.h> would bring in the BSD
@@ -73,7 +73,7 @@
 #include <linux/types.h>
 
 #include <twheel.h>
-#include "../twheel_compat.h"	/* KUnit shims only */
+#include "../../twheel_compat.h"	/* kernels' differences only */
 
 #include "../wait.h"		/* test scaffolding, no twheel call */
 

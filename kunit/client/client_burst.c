@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * client_burst.c - suite twheel_client_burst: 400,000 callouts due on one
+ * client_burst.c - suite twheel_client_burst: 100,000 callouts due on one
  * tick, while a pinned hard hrtimer (../watch.h) measures how long their
  * CPU keeps interrupts off: all run, none early, and no stretch is long.
  */
@@ -17,8 +17,8 @@
 #include "client.h"
 #include "../watch.h"		/* test scaffolding, no twheel call */
 
-#define NBURST		400000	/* callouts due on one tick */
-#define BURST_AHEAD_NS	(10ULL * NSEC_PER_SEC)	/* how far ahead that tick is */
+#define NBURST		100000	/* callouts due on one tick */
+#define BURST_AHEAD_NS	(4ULL * NSEC_PER_SEC)	/* how far ahead that tick is */
 #define QUIET_NS	(500ULL * NSEC_PER_MSEC) /* the watch alone, first */
 #define NCALIBRATE	4000	/* callouts whose arming is timed first */
 #define LEAD_NS		(2ULL * NSEC_PER_SEC)	/* the tick, after arming */
@@ -66,7 +66,7 @@ static void burst_fn(void *arg)
 }
 
 /*
- * 400,000 callouts armed on one CPU, all due on one tick 10 s ahead (more
+ * 100,000 callouts armed on one CPU, all due on one tick 4 s ahead (more
  * if arming them takes longer here), while a pinned hard hrtimer on that
  * CPU measures the longest stretch with interrupts off: all run, none
  * early, and no stretch is long, in a bound relative to this machine
@@ -132,7 +132,7 @@ static void setcallout_burst_on_one_tick_bounds_irqs_off(struct kunit *test)
 			   armed, guess);
 
 	/*
-	 * Running a callout costs about what arming one did: 400,000 on one
+	 * Running a callout costs about what arming one did: 100,000 on one
 	 * tick overload the CPU for as long, which the wait allows for.
 	 */
 	end = due * tick + LOST_NS + 2 * armed;
@@ -149,8 +149,8 @@ static void setcallout_burst_on_one_tick_bounds_irqs_off(struct kunit *test)
 	 * setcallout() (a lock round trip, a list insertion and a bitmap
 	 * update).  The quiet allowance is the longer of the watch alone
 	 * before and the watch on the other CPU, where nothing is armed.
-	 * The old cascade moved all 400,000 in one stretch, some 1500
-	 * batches, and exceeded this several times over.
+	 * The old cascade moved all of them in one stretch: 100,000 are some
+	 * 390 batches, where the bound allows 16 and the quiet allowances.
 	 */
 	bound = watch_bound(batch_ns, max(quiet, control));
 	kunit_info(test, "armed %d in %llu ns (%d: %llu ns), the tick %lld ns later\n",

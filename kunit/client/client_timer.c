@@ -279,6 +279,31 @@ static void twheel_add_timer_on_runs_on_cpu(struct kunit *test)
 }
 
 /*
+ * twheel_add_timer_local() and twheel_add_timer_global() (7.2's
+ * add_timer_local() and add_timer_global()) arm an idle timer for its
+ * ->expires, and it runs on the calling CPU.
+ */
+static void twheel_add_timer_local_and_global(struct kunit *test)
+{
+	static const enum tt_way way[] = { BY_ADD_LOCAL, BY_ADD_GLOBAL };
+	static const char * const name[] = {
+		"twheel_add_timer_local()", "twheel_add_timer_global()",
+	};
+	struct ttimer *tt = own(test)->tt;
+	unsigned long e = jiffies + timeout;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		tt_arm(&tt[i], way[i], e + i, 0);
+		tt_check_when(test, &tt[i], name[i]);
+		KUNIT_EXPECT_EQ(test, tt[i].timer.expires, e + i);
+		tt_control_start(&tt[i], own(test)->cpu_a);
+	}
+	for (i = 0; i < 2; i++)
+		tt_check(test, &tt[i], 1, own(test)->cpu_a, name[i]);
+}
+
+/*
  * twheel_timer_delete(): 0 for an idle timer, 1 for a pending one, which
  * then never runs; 0 again; 0 after a run.
  */
@@ -475,6 +500,131 @@ static void twheel_timer_shutdown_sync_stops_rearming(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tt_arm(tt, BY_MOD, jiffies + 1, 0), 0);
 	tt_control_start(tt, own(test)->cpu_a);
 	tt_check(test, tt, 2, own(test)->cpu_a, "set up again");
+}
+
+/*
+ * twheel_timer_delete_sync_try() (7.2's timer_delete_sync_try(), 6.1's
+ * try_to_del_timer_sync()): 0 for an idle timer; 1 for a pending one,
+ * which then never runs; and -1, doing nothing, while the function runs
+ * on CPU b, having re-armed the timer: it stays pending, and once the
+ * function has returned, the call cancels it.
+ */
+static void twheel_timer_delete_sync_try_refuses_running(struct kunit *test)
+{
+	struct ttimer *tt = &own(test)->tt[0];
+	struct twheel_timer *t = &tt->timer;
+	unsigned long flags;
+	int ret[3], returned;
+
+	KUNIT_EXPECT_EQ_MSG(test, twheel_timer_delete_sync_try(t), 0, "fresh");
+	/* Interrupts off: it cannot run before it is cancelled. */
+	local_irq_save(flags);
+	ret[0] = twheel_mod_timer(t, jiffies + 1);
+	ret[1] = twheel_timer_delete_sync_try(t);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ret[0], 0);
+	KUNIT_EXPECT_EQ_MSG(test, ret[1], 1, "pending");
+	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(t));
+	tt_quiet(test, tt, 0, 1, "cancelled");
+
+	two_cpus(test);
+	tt_running_elsewhere(test, tt, TT_REARM_HOLD);
+	ret[2] = twheel_timer_delete_sync_try(t);
+	returned = atomic_read_acquire(&tt->runs);
+	KUNIT_EXPECT_TRUE_MSG(test, returned || ret[2] == -1,
+			      "returned %d while its function ran", ret[2]);
+	KUNIT_EXPECT_TRUE_MSG(test, returned || twheel_timer_pending(t),
+			      "cancelled while its function ran");
+	atomic_set_release(&tt->release, 1);
+	KUNIT_ASSERT_TRUE(test, wait_runs(&tt->runs, 1));
+	KUNIT_EXPECT_EQ_MSG(test, tt->rearm, 0,
+			    "twheel_mod_timer() in its own function");
+	if (!returned)
+		KUNIT_EXPECT_EQ_MSG(test, twheel_timer_delete_sync_try(t), 1,
+				    "re-armed, its function returned");
+	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(t));
+}
+
+/*
+ * twheel_timer_shutdown() (timer_shutdown()) while the function runs on
+ * CPU b, having re-armed the timer: 1, without waiting for the function;
+ * the timer is not pending, takes no arming afterwards, and runs no more,
+ * until twheel_timer_setup() makes it usable.  A function that had
+ * returned before the call cannot show that it was not waited for: the
+ * case tries up to five times.
+ */
+static void twheel_timer_shutdown_does_not_wait(struct kunit *test)
+{
+	struct ttimer *tt = &own(test)->tt[0];
+	struct twheel_timer *t = &tt->timer;
+	int attempt, ret, i, tries[NTRY];
+	bool overlapped = false;
+	ktime_t returned_at;
+
+	two_cpus(test);
+	for (attempt = 0; attempt < 5 && !overlapped; attempt++) {
+		twheel_timer_setup(t, tt_fn, 0);
+		tt_running_elsewhere(test, tt, TT_REARM_HOLD);
+		ret = twheel_timer_shutdown(t);
+		returned_at = ktime_get();
+		KUNIT_EXPECT_FALSE(test, twheel_timer_pending(t));
+		KUNIT_EXPECT_EQ(test, twheel_mod_timer(t, jiffies + 1), 0);
+		KUNIT_EXPECT_FALSE_MSG(test, twheel_timer_pending(t),
+				       "armed once shut down");
+		atomic_set_release(&tt->release, 1);
+		KUNIT_ASSERT_TRUE(test, wait_runs(&tt->runs, 1));
+		KUNIT_EXPECT_EQ_MSG(test, tt->rearm, 0,
+				    "twheel_mod_timer() in its own function");
+		KUNIT_EXPECT_EQ_MSG(test, ret, 1, "its function had re-armed it");
+		overlapped = ktime_before(returned_at, tt->left);
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, overlapped,
+			      "each time, it returned after the function had");
+
+	tt_try_all(tt, tries);
+	for (i = 0; i < NTRY; i++)
+		KUNIT_EXPECT_EQ_MSG(test, tries[i], 0, "%s, once shut down",
+				    tt_try_name[i]);
+	tt_quiet(test, tt, 1, 1, "shut down");
+	KUNIT_EXPECT_EQ(test, twheel_timer_shutdown(t), 0);
+
+	/* shut down -> idle, usable */
+	twheel_timer_setup(t, tt_fn, 0);
+	KUNIT_EXPECT_EQ(test, tt_arm(tt, BY_MOD, jiffies + 1, 0), 0);
+	tt_control_start(tt, own(test)->cpu_a);
+	tt_check(test, tt, 2, own(test)->cpu_a, "set up again");
+}
+
+/* A timer on the stack, and its runs. */
+struct stack_timer {
+	struct twheel_timer timer;
+	atomic_t runs;
+};
+
+static void stack_timer_fn(struct twheel_timer *t)
+{
+	struct stack_timer *st = twheel_from_timer(st, t, timer);
+
+	atomic_inc_return_release(&st->runs);
+}
+
+/*
+ * twheel_timer_setup_on_stack() and twheel_timer_destroy_on_stack() (7.2's
+ * timer_setup_on_stack() and timer_destroy_on_stack()): a timer in this
+ * frame runs once, is cancelled again, and is destroyed before the frame
+ * ends, with nothing for KASAN or debug objects to report.
+ */
+static void twheel_timer_on_stack_runs(struct kunit *test)
+{
+	struct stack_timer st = { .runs = ATOMIC_INIT(0) };
+
+	twheel_timer_setup_on_stack(&st.timer, stack_timer_fn, 0);
+	KUNIT_EXPECT_EQ(test, twheel_mod_timer(&st.timer, jiffies + 1), 0);
+	KUNIT_EXPECT_TRUE(test, wait_runs(&st.runs, 1));
+	KUNIT_EXPECT_EQ(test, twheel_mod_timer(&st.timer, jiffies + FAR_J), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_delete_sync(&st.timer), 1);
+	twheel_timer_destroy_on_stack(&st.timer);
+	KUNIT_EXPECT_EQ(test, atomic_read_acquire(&st.runs), 1);
 }
 
 /*
@@ -682,11 +832,15 @@ static struct kunit_case timer_cases[] = {
 	KUNIT_CASE(twheel_timer_reduce_earlier_moves_pending),
 	KUNIT_CASE(twheel_add_timer_uses_expires),
 	KUNIT_CASE(twheel_add_timer_on_runs_on_cpu),
+	KUNIT_CASE(twheel_add_timer_local_and_global),
 	KUNIT_CASE(twheel_timer_delete_returns_whether_pending),
 	KUNIT_CASE_PARAM(twheel_timer_delete_sync_waits_for_running,
 			 sync_gen_params),
 	KUNIT_CASE(twheel_timer_delete_sync_rearmed_returns_pending),
 	KUNIT_CASE(twheel_timer_shutdown_sync_stops_rearming),
+	KUNIT_CASE(twheel_timer_delete_sync_try_refuses_running),
+	KUNIT_CASE(twheel_timer_shutdown_does_not_wait),
+	KUNIT_CASE(twheel_timer_on_stack_runs),
 	KUNIT_CASE(twheel_timer_pending_through_life),
 	KUNIT_CASE(twheel_from_timer_gives_container),
 	KUNIT_CASE(twheel_timer_expires_holds_last_armed),

@@ -22,8 +22,12 @@
 
 #include "ttimer.h"
 
-/* The report of a misuse, a WARN_ON_ONCE() in twheel_timer.h. */
-#define WARN_RE		"WARNING: .* at .*twheel_timer\\.h:[0-9]+"
+/*
+ * The report of a misuse, a WARN_ON_ONCE() in twheel_timer.h: "WARNING:
+ * CPU: 0 PID: 1 at .../twheel_timer.h:189 ..." up to 6.12, "WARNING:
+ * .../twheel_timer.h:189 at ..." on 7.2.
+ */
+#define WARN_RE		"WARNING: .*twheel_timer\\.h:[0-9]+"
 
 /* The timer never set up of the case that arms one, for .exit. */
 static struct ttimer *stray;

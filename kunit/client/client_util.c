@@ -344,8 +344,8 @@ int client_init(struct kunit *test)
 		callout_init(&ctx->probe[i].c);
 	callout_init(&ctx->hold.c);
 	callout_init(&ctx->per.c);
-	hrtimer_init(&ctx->hc.t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	ctx->hc.t.function = hardirq_call_fn;
+	hrtimer_setup(&ctx->hc.t, hardirq_call_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_PINNED_HARD);
 	ctx->cpu_a = cpumask_first(cpu_online_mask);
 	ctx->cpu_b = cpumask_next(ctx->cpu_a, cpu_online_mask);
 	if (ctx->cpu_b >= nr_cpu_ids)

@@ -26,7 +26,7 @@
 #include <linux/spinlock.h>
 
 #include <twheel.h>
-#include "../twheel_compat.h"	/* KUnit shims only */
+#include "../../twheel_compat.h"	/* kernels' differences only */
 
 #define NHANDLES	4096	/* pending on CPU b each time it goes */
 #define NCYCLES		50	/* times CPU b goes down and up */

@@ -53,8 +53,8 @@ static enum hrtimer_restart control_fn(struct hrtimer *h)
 static void tprobe_init(struct tprobe *t)
 {
 	callout_init(&t->c);
-	hrtimer_init(&t->control, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_SOFT);
-	t->control.function = control_fn;
+	hrtimer_setup(&t->control, control_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_PINNED_SOFT);
 }
 
 void tprobes_init(struct tprobe *t, int n)

@@ -197,6 +197,14 @@ int tt_arm(struct ttimer *tt, enum tt_way way, unsigned long expires,
 		t->expires = expires;
 		twheel_add_timer_on(t, cpu);
 		break;
+	case BY_ADD_LOCAL:
+		t->expires = expires;
+		twheel_add_timer_local(t);
+		break;
+	case BY_ADD_GLOBAL:
+		t->expires = expires;
+		twheel_add_timer_global(t);
+		break;
 	}
 	tt->armed = twheel_timer_pending(t);
 	tt->when = callout_when(&t->c);
@@ -303,9 +311,8 @@ int tt_init(struct kunit *test)
 		tt = &tc->tt[i];
 		tt->id = i;
 		twheel_timer_setup(&tt->timer, tt_fn, 0);
-		hrtimer_init(&tt->control, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_ABS_PINNED_SOFT);
-		tt->control.function = control_fn;
+		hrtimer_setup(&tt->control, control_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_ABS_PINNED_SOFT);
 	}
 	tc->cpu_a = cpumask_first(cpu_online_mask);
 	tc->cpu_b = cpumask_next(tc->cpu_a, cpu_online_mask);

@@ -16,8 +16,8 @@
  * ended and jiffies has reached ->expires (control_fn() in ttimer.c).
  *
  * Of twheel's headers it includes <twheel_timer.h> alone, as a converted
- * module does (and "../twheel_compat.h" for KUnit shims): not client.h,
- * whose <twheel.h> brings in the BSD names.
+ * module does (and "../../twheel_compat.h" for the kernels' differences):
+ * not client.h, whose <twheel.h> brings in the BSD names.
  */
 #ifndef _TWHEEL_KUNIT_CLIENT_TTIMER_H
 #define _TWHEEL_KUNIT_CLIENT_TTIMER_H
@@ -29,7 +29,7 @@
 #include <linux/ktime.h>
 
 #include <twheel_timer.h>
-#include "../twheel_compat.h"	/* KUnit shims only */
+#include "../../twheel_compat.h"	/* kernels' differences only */
 
 #include "../wait.h"		/* test scaffolding, no twheel call */
 
@@ -100,7 +100,10 @@ struct tt_ctx {
 };
 
 /* The ways of arming a timer for a jiffies value. */
-enum tt_way { BY_MOD, BY_MOD_PENDING, BY_REDUCE, BY_ADD, BY_ADD_ON };
+enum tt_way {
+	BY_MOD, BY_MOD_PENDING, BY_REDUCE, BY_ADD, BY_ADD_ON,
+	BY_ADD_LOCAL, BY_ADD_GLOBAL,
+};
 
 /* The arming calls of tt_try_all(), in order, for messages. */
 extern const char * const tt_try_name[NTRY];
