@@ -4,7 +4,7 @@
  * a departing module's callouts, keeps interrupts off, with 1.25 x 10^5 far
  * callouts pending on one CPU.  It is kept apart from suite
  * twheel_safety (kunit/safety_test.c), which checks what the sweep
- * cancels, because it takes some 100 s in a TCG guest and is the same code
+ * cancels, because it takes some 40 s in a TCG guest and is the same code
  * on every kernel: make check runs it on one (scripts/lib.sh, run_suites
  * --lean).
  *

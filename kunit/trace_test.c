@@ -371,11 +371,16 @@ static void setcallout_traces_each_step(struct kunit *test)
 
 /*
  * unsetcallout() of a pending callout reports one cancel and no expiry;
- * then unsetcallout_sync() of the idle one reports nothing.  Bottom halves
- * are off while it is armed, and the CPU held (cpu_hold()), so its tick
- * cannot come before the cancel: under PREEMPT_RT on 7.2 (not 6.12), bottom
- * halves off no longer keep the softirq threads off the CPU.
+ * then unsetcallout_sync() of the idle one reports nothing.  It is armed
+ * CANCEL_AHEAD ticks ahead, with bottom halves off, so that its tick
+ * cannot come before the cancel.  Bottom halves off alone were enough for
+ * the next tick, but not under PREEMPT_RT on 7.2 (not 6.12), where they no
+ * longer keep the softirq threads off the CPU: there the callout ran
+ * before the cancel in 2 runs of 3, once with the task held on its CPU at
+ * SCHED_FIFO (cpu_hold()) as well.
  */
+#define CANCEL_AHEAD	50
+
 static void unsetcallout_pending_traces_one_cancel(struct kunit *test)
 {
 	static const enum ev want[] = { EV_INIT, EV_START, EV_CANCEL };
@@ -392,13 +397,11 @@ static void unsetcallout_pending_traces_one_cancel(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	follow(t, c, NULL);
 	callout_init(c);
-	cpu_hold();
 	local_bh_disable();
-	armed = setcallout(c, trace_fn, runs, 0);
-	due = tick_now() + 1;
+	armed = setcallout(c, trace_fn, runs, CANCEL_AHEAD);
+	due = tick_now() + CANCEL_AHEAD + 1;
 	ret[0] = unsetcallout(c);
 	local_bh_enable();
-	cpu_unhold();
 	ret[1] = unsetcallout_sync(c);
 	/* Two ticks past its due one, a cancel that failed would show. */
 	while (tick_now() < due + 2)

@@ -20,6 +20,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 kdir=$1 out=$2
 [ -f "$kdir/Makefile" ] || die "no kernel build directory at $kdir"
 
+# The sources of an earlier copy go first: a header the tree has since
+# moved or removed would otherwise still be found there.
+[ ! -d "$out" ] || find "$out" -name '*.[ch]' ! -name '*.mod.c' -delete
 copy_tree "$out"
 
 out=$(realpath "$out")

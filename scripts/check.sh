@@ -95,7 +95,7 @@ for v in $kvers; do
 	"$here/convert-check.sh" --counts "$counts" --twheel "$build/$v" "$v" ||
 		status=1
 	# A bounded torture on 4 vCPUs, with hotplug and fault injection; on
-	# PREEMPT_RT with timeout()'s callouts armed with a window too, which
+	# PREEMPT_RT with timeout()'s callouts armed with a range too, which
 	# no suite loads twheel with: its arming is inlined apart.
 	params=
 	[[ $v != *-rt ]] || params="scheme=6 timeout_precision_ns=2000000"

@@ -283,7 +283,7 @@ copy_tree() {
 
 # The test modules that run the same on every kernel: those of the wheels
 # alone, which call nothing of the kernel's but its allocator, and the
-# departing-module sweep's bound, the same code on each and some 100 s of
+# departing-module sweep's bound, the same code on each and some 40 s of
 # guest time.
 TWHEEL_ONCE_TESTS="twheel_arith_test twheel_model_test twheel_wheel_ops_test
 	twheel_cascade_test twheel_sweep_test"

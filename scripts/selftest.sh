@@ -192,7 +192,7 @@ style_fault() {
 		sed 's/^/    /' "$out/style-$name.report" >&2
 		failures=$((failures + 1))
 	else
-		note "harness self-test style-$name: fail as it should, saying: $(grep -m1 -E 'WARNING|ERROR|CHECK|warning' "$out/style-$name.report")"
+		note "harness self-test style-$name: fail as it should, saying: $(grep -m1 -iE 'warning|error|check' "$out/style-$name.report")"
 	fi
 }
 style_fault checkpatch twheel_main.c 's/^\tint ret;$/\tint ret; /' \
