@@ -304,6 +304,32 @@ static void twheel_add_timer_local_and_global(struct kunit *test)
 }
 
 /*
+ * @cancel (twheel_timer_delete() or twheel_timer_delete_sync_try()) of
+ * @tt's idle timer returns 0; of the timer just armed, with interrupts
+ * off so that it cannot run first, 1, leaving it idle; then 0 again, and
+ * the timer does not run.
+ */
+static void tt_cancel_pending(struct kunit *test, struct ttimer *tt,
+			      int (*cancel)(struct twheel_timer *))
+{
+	struct twheel_timer *t = &tt->timer;
+	unsigned long flags;
+	int ret[2];
+
+	KUNIT_EXPECT_EQ_MSG(test, cancel(t), 0, "fresh");
+	local_irq_save(flags);
+	ret[0] = twheel_mod_timer(t, jiffies + 1);
+	/* pending -> idle */
+	ret[1] = cancel(t);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ret[0], 0);
+	KUNIT_EXPECT_EQ_MSG(test, ret[1], 1, "pending");
+	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(t));
+	KUNIT_EXPECT_EQ_MSG(test, cancel(t), 0, "cancelled");
+	tt_quiet(test, tt, 0, 1, "cancelled");
+}
+
+/*
  * twheel_timer_delete(): 0 for an idle timer, 1 for a pending one, which
  * then never runs; 0 again; 0 after a run.
  */
@@ -312,21 +338,7 @@ static void twheel_timer_delete_returns_whether_pending(struct kunit *test)
 	struct ttimer *tt = &own(test)->tt[0];
 	struct twheel_timer *t = &tt->timer;
 
-	unsigned long flags;
-	int ret[2];
-
-	KUNIT_EXPECT_EQ_MSG(test, twheel_timer_delete(t), 0, "fresh");
-	/* Interrupts off: it cannot run before it is cancelled. */
-	local_irq_save(flags);
-	ret[0] = twheel_mod_timer(t, jiffies + 1);
-	/* pending -> idle */
-	ret[1] = twheel_timer_delete(t);
-	local_irq_restore(flags);
-	KUNIT_EXPECT_EQ(test, ret[0], 0);
-	KUNIT_EXPECT_EQ_MSG(test, ret[1], 1, "pending");
-	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(t));
-	KUNIT_EXPECT_EQ_MSG(test, twheel_timer_delete(t), 0, "cancelled");
-	tt_quiet(test, tt, 0, 1, "cancelled");
+	tt_cancel_pending(test, tt, twheel_timer_delete);
 
 	KUNIT_ASSERT_EQ(test, twheel_mod_timer(t, jiffies + 1), 0);
 	KUNIT_ASSERT_TRUE(test, wait_runs(&tt->runs, 1));
@@ -513,27 +525,17 @@ static void twheel_timer_delete_sync_try_refuses_running(struct kunit *test)
 {
 	struct ttimer *tt = &own(test)->tt[0];
 	struct twheel_timer *t = &tt->timer;
-	unsigned long flags;
-	int ret[3], returned;
+	int ret, returned;
 	ktime_t until;
 
-	KUNIT_EXPECT_EQ_MSG(test, twheel_timer_delete_sync_try(t), 0, "fresh");
-	/* Interrupts off: it cannot run before it is cancelled. */
-	local_irq_save(flags);
-	ret[0] = twheel_mod_timer(t, jiffies + 1);
-	ret[1] = twheel_timer_delete_sync_try(t);
-	local_irq_restore(flags);
-	KUNIT_EXPECT_EQ(test, ret[0], 0);
-	KUNIT_EXPECT_EQ_MSG(test, ret[1], 1, "pending");
-	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(t));
-	tt_quiet(test, tt, 0, 1, "cancelled");
+	tt_cancel_pending(test, tt, twheel_timer_delete_sync_try);
 
 	two_cpus(test);
 	tt_running_elsewhere(test, tt, TT_REARM_HOLD);
-	ret[2] = twheel_timer_delete_sync_try(t);
+	ret = twheel_timer_delete_sync_try(t);
 	returned = atomic_read_acquire(&tt->runs);
-	KUNIT_EXPECT_TRUE_MSG(test, returned || ret[2] == -1,
-			      "returned %d while its function ran", ret[2]);
+	KUNIT_EXPECT_TRUE_MSG(test, returned || ret == -1,
+			      "returned %d while its function ran", ret);
 	KUNIT_EXPECT_TRUE_MSG(test, returned || twheel_timer_pending(t),
 			      "cancelled while its function ran");
 	atomic_set_release(&tt->release, 1);
@@ -546,10 +548,10 @@ static void twheel_timer_delete_sync_try_refuses_running(struct kunit *test)
 		 * it has, the call may still find it running.
 		 */
 		until = ktime_add_ns(ktime_get(), LOST_NS);
-		while ((ret[2] = twheel_timer_delete_sync_try(t)) == -1 &&
+		while ((ret = twheel_timer_delete_sync_try(t)) == -1 &&
 		       ktime_before(ktime_get(), until))
 			cpu_relax();
-		KUNIT_EXPECT_EQ_MSG(test, ret[2], 1,
+		KUNIT_EXPECT_EQ_MSG(test, ret, 1,
 				    "re-armed, its function returned");
 	}
 	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(t));
