@@ -20,6 +20,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 kdir=$1 out=$2
 [ -f "$kdir/Makefile" ] || die "no kernel build directory at $kdir"
 
+# One build at a time in OUTDIR: make check's self-test builds for every
+# kernel while that kernel's suites may be building there too.  The
+# second then finds everything built.
+mkdir -p "$out" && exec {lock}>"$out/.lock" && flock "$lock" ||
+	die "cannot lock $out"
 # The sources of an earlier copy go first: a header the tree has since
 # moved or removed would otherwise still be found there.
 [ ! -d "$out" ] || find "$out" -name '*.[ch]' ! -name '*.mod.c' -delete

@@ -239,10 +239,15 @@ fetch_sid_source() {
 # Print the directory of linux-source-$1 unpacked under $TWHEEL_CACHE,
 # unpacking it first if need be: Debian 12's package, installed, or the
 # one TWHEEL_SID_SOURCES pins, fetched from sid (fetch_sid_source); die
-# if the package is missing.
+# if the package is missing.  make check's two lanes may ask for the same
+# source at once (style.sh and a build): a lock per version makes the
+# second wait for the first to fetch and unpack it.
 kernel_src() {
-	local version=$1 tarball pkgver src deb=
+	local version=$1 tarball pkgver src deb= lock
 	tarball=/usr/src/linux-source-$version.tar.xz
+	mkdir -p "$TWHEEL_CACHE/src" &&
+		exec {lock}>"$TWHEEL_CACHE/src/.lock-$version" &&
+		flock "$lock" || die "cannot lock $TWHEEL_CACHE/src for $version"
 	pkgver=$(sid_pin "$version")
 	if [ -n "$pkgver" ]; then
 		deb=$(fetch_sid_source "$version" "$pkgver") || exit 1
@@ -270,6 +275,7 @@ kernel_src() {
 			touch "$src/.twheel-unpacked" ||
 			die "unpacking ${deb:-$tarball} into $src failed"
 	fi
+	exec {lock}>&-
 	echo "$src"
 }
 
