@@ -10,7 +10,8 @@
 # Debian headers (W=1, warning-free), installs it with make install and
 # with DKMS (install-check.sh), then builds each test kernel of KVERS
 # (default: TWHEEL_KERNELS, lib.sh: 6.1, 6.12 and 7.2 built PREEMPT_RT)
-# and on each runs the KUnit suites in QEMU, three in-tree LED triggers
+# and on each runs the KUnit suites in QEMU, builds the benchmark's
+# modules (bench/, W=1, warning-free), runs three in-tree LED triggers
 # converted by the semantic patch beside the unconverted ones
 # (convert-check.sh), and the torture module for 30 s on 4 vCPUs, with
 # CPUs going off and on line and timeout()'s allocations failing
@@ -157,6 +158,17 @@ for v in $order; do
 		run_suites $lean "$v" "$kdir" "$counts" - || status=1
 		;;
 	esac
+	# The benchmark's modules run on Debian's kernel (make bench); they
+	# build on every test kernel too, W=1, warning-free.  Under the lock
+	# of build-module.sh, which the self-test may take for this tree.
+	if flock "$build/$v/.lock" make -C "$build/$v/bench" KDIR="$kdir" \
+		TWHEEL="$build/$v" W=1 >"$build/$v/bench.log" 2>&1 &&
+		! grep -q 'warning:' "$build/$v/bench.log"; then
+		note "[$v] the benchmark's modules built: no warnings"
+	else
+		note "[$v] building the benchmark's modules failed: see $build/$v/bench.log"
+		status=1
+	fi
 	# Real modules converted by the semantic patch, beside the originals.
 	"$here/convert-check.sh" --counts "$counts" --twheel "$build/$v" "$v" ||
 		status=1
