@@ -55,10 +55,15 @@ counts=$build/counts
 
 # The kernels without "-rt" run every suite with twheel's default scheme;
 # the last of them, "full", the suites that run the same on every kernel
-# too (run_suites --lean on the others).
+# too (run_suites --lean on the others).  rt: whether one is PREEMPT_RT.
 full=
+rt=
 for v in $kvers; do
-	[[ $v == *-rt ]] || full=$v
+	if [[ $v == *-rt ]]; then
+		rt=1
+	else
+		full=$v
+	fi
 done
 # The order the kernels build and run in: "full" first, whose guests run
 # longest, then the others from the newest back, so that what runs after
@@ -121,13 +126,11 @@ done
 # With a PREEMPT_RT kernel in KVERS, Debian 12's own RT kernel too: the
 # build, the demo and the sample client, then the torture.  It needs no
 # build of its own, so it runs while the first test kernel builds.
-case " $kvers" in
-*-rt\ *|*-rt)
+if [ -n "$rt" ]; then
 	"$here/rt-check.sh" --counts "$counts" || status=1
 	COUNTS=$counts DURATION=${TORTURE_DURATION:-30} \
 		"$here/torture.sh" debian-rt || status=1
-	;;
-esac
+fi
 
 selftest=
 for v in $order; do
